@@ -1,0 +1,124 @@
+// Region-expression algebra shared by the compiler (which builds and prints
+// it) and the runtime (which parses and evaluates it). No LLVM type appears
+// here: the runtime links no LLVM.
+//
+// An expression is a small tree over int64 values:
+//   constants, kernel scalar arguments `(arg N)`, NDRange variables
+//   (gid0 lid1 grp2 gsz0 lsz0 ngr0 goff0 ...), and the operators
+//   + - * / (signed, truncating) min max, plus `(range lo hi)`: every integer
+//   in [lo, hi] (what an induction variable takes).
+// Its text form is an S-expression, e.g. "(+ (* gid0 (arg 3)) 4)"; that text
+// is what the kernel summary stores.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace libsplit {
+
+enum class NDVar : uint8_t {
+  GlobalId,     // gid
+  LocalId,      // lid
+  GroupId,      // grp
+  GlobalSize,   // gsz
+  LocalSize,    // lsz
+  NumGroups,    // ngr
+  GlobalOffset, // goff
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+struct Expr {
+  enum class Kind : uint8_t { Const, Arg, Var, Add, Sub, Mul, Div, Min, Max, Range };
+  Kind kind = Kind::Const;
+  int64_t value = 0;  // Const: the value; Arg: argument index; Var: dimension 0..2
+  NDVar var = NDVar::GlobalId;
+  ExprPtr lhs, rhs;   // binary operators and Range(lo, hi)
+
+  static ExprPtr constant(int64_t v);
+  static ExprPtr arg(unsigned index);
+  static ExprPtr ndvar(NDVar v, unsigned dim);
+  static ExprPtr binary(Kind k, ExprPtr a, ExprPtr b);
+};
+
+// Text form. parse_expr returns nullptr and fills *error on malformed text.
+std::string print_expr(const Expr& e);
+ExprPtr parse_expr(std::string_view text, std::string* error = nullptr);
+
+// Closed integer interval [lo, hi]; empty when lo > hi.
+struct Interval {
+  int64_t lo = 0, hi = -1;
+  bool empty() const { return lo > hi; }
+};
+
+// What the evaluator knows at a launch: the scalar argument values (by kernel
+// argument index, sign-extended to int64; absent for buffers) and, for every
+// NDRange variable, the interval of values it takes inside the slice.
+struct EvalEnv {
+  std::vector<std::optional<int64_t>> args;
+  Interval vars[7][3];  // indexed [NDVar][dim]
+};
+
+// Sound interval hull of e over env (interval arithmetic). nullopt when the
+// expression reads an unknown argument or divides by an interval holding 0.
+std::optional<Interval> eval_expr(const Expr& e, const EvalEnv& env);
+
+// One guarded region: "if every guard holds, bytes [lo, hi] are accessed".
+// A guard bounds one NDRange variable: lo <= var(dim) <= hi.
+struct Guard {
+  NDVar var = NDVar::GlobalId;
+  unsigned dim = 0;
+  ExprPtr lo, hi;  // either may be null: unbounded on that side
+};
+
+struct GuardedRange {
+  std::vector<Guard> guards;
+  ExprPtr lo, hi;  // byte offsets from the buffer start, both inclusive
+};
+
+// All the accesses of one kind (reads or writes) a kernel makes to one buffer
+// argument: a union of guarded ranges, or unknown (with why, for people).
+struct AccessRegion {
+  bool known = true;
+  std::string unknown_reason;  // e.g. "indirection at line 12"
+  std::vector<GuardedRange> parts;  // empty + known: never accessed
+};
+
+// The NDRange of a launch and the slice of it one device runs.
+struct NDRange {
+  unsigned dims = 1;
+  uint64_t global[3] = {1, 1, 1};
+  uint64_t local[3] = {1, 1, 1};
+  uint64_t offset[3] = {0, 0, 0};
+  uint64_t groups(unsigned d) const { return global[d] / local[d]; }
+};
+
+struct Slice {
+  unsigned dim = 0;           // split dimension
+  uint64_t first_group = 0;   // first work-group index in that dimension
+  uint64_t group_count = 0;   // number of work-groups in that dimension
+};
+
+// Half-open byte range [begin, end).
+struct ByteRange {
+  uint64_t begin = 0, end = 0;
+  bool empty() const { return begin >= end; }
+};
+
+// The environment of one slice of a launch.
+EvalEnv slice_env(const NDRange& nd, const Slice& s, std::vector<std::optional<int64_t>> args);
+
+// Bytes of a buffer of buffer_size bytes that `region` may touch in the slice,
+// as a short sorted list of disjoint ranges, clamped to the buffer. nullopt
+// when the region is unknown or cannot be evaluated: the caller then treats
+// the whole buffer as touched.
+std::optional<std::vector<ByteRange>> evaluate_region(const AccessRegion& region,
+                                                      const EvalEnv& env,
+                                                      uint64_t buffer_size);
+
+}  // namespace libsplit
