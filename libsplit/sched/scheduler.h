@@ -1,0 +1,79 @@
+// The scheduler interface between the runtime and the granularity solvers.
+// Pure C++: no OpenCL type appears here, so every scheduler can be tested
+// against a simulated device model.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace libsplit::sched {
+
+// What the runtime knows of a device when it builds a scheduler.
+struct DeviceInfo {
+  std::string name;
+  bool is_gpu = false;
+  unsigned compute_units = 1;
+  unsigned clock_mhz = 1;
+};
+
+// Identity of a launch shape: measurements are only comparable between
+// launches of the same kernel over the same NDRange.
+struct LaunchKey {
+  std::string kernel;
+  unsigned dims = 1;
+  uint64_t global[3] = {1, 1, 1};
+  uint64_t local[3] = {1, 1, 1};
+  unsigned split_dim = 0;
+  bool operator==(const LaunchKey&) const = default;
+};
+
+// A contiguous run of work-groups (along the split dimension) for one device.
+struct Chunk {
+  unsigned device = 0;
+  uint64_t first_group = 0;
+  uint64_t group_count = 0;
+};
+
+// What one chunk cost, measured by the runtime (device profiling times).
+struct ChunkTiming {
+  Chunk chunk;
+  double seconds = 0;            // kernel execution time of the chunk
+  double transfer_seconds = 0;   // data movement the chunk needed
+};
+
+// The decision for one launch. Static schedulers hand every device at most
+// one chunk, contiguous and ordered by device; chunk schedulers (dynamic,
+// hguided, autotune) hand out packages as devices become idle. next() is
+// called from one thread per device and must be thread-safe; nullopt means
+// that device is done for this launch. Over a launch the chunks returned
+// cover [0, numgroups) exactly once.
+class LaunchPlan {
+ public:
+  virtual ~LaunchPlan() = default;
+  virtual std::optional<Chunk> next(unsigned device) = 0;
+  // What the solver expects each device's total time to be (seconds; 0 when
+  // it has no prediction). Goes into the trace.
+  virtual double predicted_seconds(unsigned /*device*/) const { return 0; }
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::unique_ptr<LaunchPlan> plan(const LaunchKey& key, uint64_t numgroups) = 0;
+  // Called once per launch, after every chunk of its plan completed.
+  virtual void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) = 0;
+};
+
+// Builds the scheduler named by LIBSPLIT_SCHEDULER ("uniform", "static",
+// "fixedpoint", "broyden", "dynamic", "hguided", "autotune"; empty = the
+// default). Returns nullptr and fills *error for an unknown name.
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name,
+                                          const std::vector<DeviceInfo>& devices,
+                                          std::string* error = nullptr);
+
+}  // namespace libsplit::sched
