@@ -58,6 +58,10 @@ class LaunchPlan {
   // What the solver expects each device's total time to be (seconds; 0 when
   // it has no prediction). Goes into the trace.
   virtual double predicted_seconds(unsigned /*device*/) const { return 0; }
+  // Set when the scheduler decided NOT to split this launch: the one chunk
+  // covers [0, numgroups) on this device, and the runtime may run the
+  // original kernel whole there (no sub-buffers, no region transfers).
+  virtual std::optional<unsigned> whole_device() const { return std::nullopt; }
 };
 
 class Scheduler {
@@ -69,11 +73,33 @@ class Scheduler {
   virtual void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) = 0;
 };
 
+// Knobs of the schedulers. from_environment() reads the LIBSPLIT_* variables
+// documented in libsplit/sched/README.md; tests and the simulator fill it by
+// hand.
+struct SchedulerOptions {
+  // "1,3": fixed proportions for `static` (and nominal powers for hguided);
+  // empty = from compute_units * clock_mhz, GPUs weighted.
+  std::vector<double> proportions;
+  // Split-vs-whole decision (OmpSs versioning idea): false = always split.
+  bool allow_whole = true;
+  // Warm start: directory of stored granularities; empty = no warm start.
+  std::string warm_start_dir;
+  unsigned dynamic_packages = 0;  // 0 = default (8 per device)
+  double hguided_k = 2.0;         // HGuided k: smaller = faster decrease
+  uint64_t hguided_min_groups = 1;
+  static SchedulerOptions from_environment();
+};
+
 // Builds the scheduler named by LIBSPLIT_SCHEDULER ("uniform", "static",
 // "fixedpoint", "broyden", "dynamic", "hguided", "autotune"; empty = the
 // default). Returns nullptr and fills *error for an unknown name.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name,
                                           const std::vector<DeviceInfo>& devices,
+                                          std::string* error = nullptr);
+// Same, with explicit options (the overload above uses from_environment()).
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name,
+                                          const std::vector<DeviceInfo>& devices,
+                                          const SchedulerOptions& options,
                                           std::string* error = nullptr);
 
 }  // namespace libsplit::sched
