@@ -121,4 +121,34 @@ std::optional<std::vector<ByteRange>> evaluate_region(const AccessRegion& region
                                                       const EvalEnv& env,
                                                       uint64_t buffer_size);
 
+// --- Additions (region helper, additive) -----------------------------------
+
+// At most this many ranges come out of evaluate_region: closest gaps are
+// merged first (a superset, so still sound).
+inline constexpr size_t kMaxByteRanges = 8;
+
+// Sorts, merges overlapping/adjacent ranges, drops empty ones and caps the
+// list at max_ranges by filling the smallest gaps.
+void normalize_ranges(std::vector<ByteRange>& ranges, size_t max_ranges = kMaxByteRanges);
+
+// True when no byte is in both lists (each list sorted and disjoint, as
+// evaluate_region returns them).
+bool ranges_disjoint(const std::vector<ByteRange>& a, const std::vector<ByteRange>& b);
+
+// Human/test form of a region, one line:
+//   "unknown: <reason>" | "none" |
+//   "[lo, hi]" parts joined by " U ", guarded parts as
+//   "if <lo> <= gid0 <= <hi>: [lo, hi]".
+std::string print_region(const AccessRegion& r);
+
+// Simplifying constructors used by the analysis: fold constants (when no
+// int64 overflow), drop +0 / *1, and turn (* x 0) into 0.
+ExprPtr make_add(ExprPtr a, ExprPtr b);
+ExprPtr make_sub(ExprPtr a, ExprPtr b);
+ExprPtr make_mul(ExprPtr a, ExprPtr b);
+ExprPtr make_div(ExprPtr a, ExprPtr b);
+ExprPtr make_min(ExprPtr a, ExprPtr b);
+ExprPtr make_max(ExprPtr a, ExprPtr b);
+ExprPtr make_range(ExprPtr lo, ExprPtr hi);
+
 }  // namespace libsplit
