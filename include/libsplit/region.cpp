@@ -113,6 +113,22 @@ ExprPtr make_range(ExprPtr lo, ExprPtr hi) {
   return Expr::binary(Expr::Kind::Range, std::move(lo), std::move(hi));
 }
 
+ExprPtr make_fits(ExprPtr x, unsigned bits, bool is_signed) {
+  if (bits == 0 || bits > 64) bits = 64;
+  int64_t v;
+  if (isConst(x, &v)) {
+    bool ok = is_signed ? (bits == 64 || (v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1))))
+                        : (v >= 0 && (bits >= 63 || v < (int64_t(1) << bits)));
+    if (ok) return x;
+  }
+  if (is_signed && bits == 64) return x;  // every int64 fits
+  auto e = std::make_shared<Expr>();
+  e->kind = is_signed ? Expr::Kind::FitsSigned : Expr::Kind::FitsUnsigned;
+  e->value = bits;
+  e->lhs = std::move(x);
+  return e;
+}
+
 // --- Text form ----------------------------------------------------------------
 
 namespace {
@@ -143,6 +159,14 @@ void printTo(const Expr& e, std::string& out) {
     case Expr::Kind::Var:
       out += kVarNames[static_cast<unsigned>(e.var)];
       out += std::to_string(e.value);
+      return;
+    case Expr::Kind::FitsSigned:
+    case Expr::Kind::FitsUnsigned:
+      out += e.kind == Expr::Kind::FitsSigned ? "(fits_i" : "(fits_u";
+      out += std::to_string(e.value);
+      out += ' ';
+      if (e.lhs) printTo(*e.lhs, out); else out += "?";
+      out += ')';
       return;
     default:
       out += '(';
@@ -224,6 +248,16 @@ class Parser {
       auto v = number(word());
       if (!v || *v < 0 || *v > 1'000'000) return fail("bad argument index");
       result = Expr::arg(unsigned(*v));
+    } else if (op.size() > 6 && (op.substr(0, 6) == "fits_i" || op.substr(0, 6) == "fits_u")) {
+      auto bits = number(op.substr(6));
+      if (!bits || *bits < 1 || *bits > 64) return fail("bad bit width in '" + std::string(op) + "'");
+      ExprPtr x = parse();
+      if (!x) return nullptr;
+      auto e = std::make_shared<Expr>();
+      e->kind = op[5] == 'i' ? Expr::Kind::FitsSigned : Expr::Kind::FitsUnsigned;
+      e->value = *bits;
+      e->lhs = std::move(x);
+      result = e;
     } else {
       Expr::Kind k;
       if (op == "+") k = Expr::Kind::Add;
@@ -314,6 +348,23 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
     case Expr::Kind::Var:
       if (e.value < 0 || e.value > 2) return std::nullopt;
       return vars[static_cast<unsigned>(e.var)][e.value];
+    case Expr::Kind::FitsSigned:
+    case Expr::Kind::FitsUnsigned: {
+      if (!e.lhs || e.value < 1 || e.value > 64) return std::nullopt;
+      auto x = evalIn(*e.lhs, args, vars);
+      if (!x || x->empty()) return x;
+      const int64_t bits = e.value;
+      int64_t lo, hi;
+      if (e.kind == Expr::Kind::FitsSigned) {
+        lo = bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (bits - 1));
+        hi = bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (bits - 1)) - 1;
+      } else {
+        lo = 0;
+        hi = bits >= 63 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << bits) - 1;
+      }
+      if (x->lo < lo || x->hi > hi) return std::nullopt;
+      return x;
+    }
     default: break;
   }
   if (!e.lhs || !e.rhs) return std::nullopt;

@@ -34,7 +34,13 @@ struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
 struct Expr {
-  enum class Kind : uint8_t { Const, Arg, Var, Add, Sub, Mul, Div, Min, Max, Range };
+  // FitsSigned / FitsUnsigned (additive): "(fits_i32 x)" is x when every value
+  // of x fits a signed 32-bit integer, otherwise the expression cannot be
+  // evaluated (nullopt: whole buffer). The analysis wraps narrow integer
+  // arithmetic in them so that exact int64 evaluation never silently differs
+  // from the kernel's wrapping arithmetic. value = bit width, lhs = x.
+  enum class Kind : uint8_t { Const, Arg, Var, Add, Sub, Mul, Div, Min, Max, Range,
+                              FitsSigned, FitsUnsigned };
   Kind kind = Kind::Const;
   int64_t value = 0;  // Const: the value; Arg: argument index; Var: dimension 0..2
   NDVar var = NDVar::GlobalId;
@@ -150,5 +156,6 @@ ExprPtr make_div(ExprPtr a, ExprPtr b);
 ExprPtr make_min(ExprPtr a, ExprPtr b);
 ExprPtr make_max(ExprPtr a, ExprPtr b);
 ExprPtr make_range(ExprPtr lo, ExprPtr hi);
+ExprPtr make_fits(ExprPtr x, unsigned bits, bool is_signed);
 
 }  // namespace libsplit

@@ -36,7 +36,7 @@ NDRange nd1(uint64_t global, uint64_t local, uint64_t offset = 0) {
 TEST(RegionText, RoundTrip) {
   for (const char* t : {"0", "-17", "(arg 3)", "gid0", "goff2", "lsz1", "ngr0",
                         "(+ (* gid0 (arg 3)) 4)", "(range 0 (- (arg 2) 1))",
-                        "(min (max grp1 -5) (/ gsz0 lid2))"}) {
+                        "(min (max grp1 -5) (/ gsz0 lid2))", "(fits_i32 (+ gid0 1))", "(fits_u8 (arg 0))"}) {
     ExprPtr e = P(t);
     ASSERT_TRUE(e);
     EXPECT_EQ(print_expr(*e), t);
@@ -46,7 +46,7 @@ TEST(RegionText, RoundTrip) {
 
 TEST(RegionText, RejectsMalformed) {
   for (const char* t : {"", "(", "(+ 1)", "(+ 1 2 3)", "(foo 1 2)", "gid3", "gidx", "(arg -1)",
-                        "(arg x)", "1 2", ")", "99999999999999999999"}) {
+                        "(arg x)", "1 2", "(fits_i0 1)", "(fits_i65 1)", "(fits_i32 1 2)", ")", "99999999999999999999"}) {
     std::string err;
     EXPECT_EQ(parse_expr(t, &err), nullptr) << t;
     EXPECT_FALSE(err.empty()) << t;
@@ -72,6 +72,10 @@ TEST(RegionEval, IntervalArithmetic) {
   eq(ev("(min gid0 5)"), 4, 5);
   eq(ev("(max gid0 5)"), 5, 7);
   eq(ev("(range 0 (- (arg 1) 1))"), 0, 9);
+  eq(ev("(fits_i32 (* gid0 (arg 2)))"), -21, -12);
+  EXPECT_FALSE(ev("(fits_u32 (* gid0 (arg 2)))"));  // negative: not a uint
+  EXPECT_FALSE(ev("(fits_i8 (* gid0 100))"));       // 700 > 127
+  eq(ev("(fits_u64 gid0)"), 4, 7);
   EXPECT_FALSE(ev("(arg 0)"));          // a buffer: no value
   EXPECT_FALSE(ev("(arg 7)"));          // out of range
   EXPECT_FALSE(ev("(/ 1 (- gid0 5))")); // divisor interval holds 0
