@@ -1,0 +1,50 @@
+// LaunchPlan implementations shared by the schedulers.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "scheduler.h"
+
+namespace libsplit::sched {
+
+// At most one contiguous chunk per device, ordered by device.
+class StaticPlan final : public LaunchPlan {
+ public:
+  StaticPlan(const std::vector<uint64_t>& groups_per_device, std::vector<double> predicted,
+             std::optional<unsigned> whole = std::nullopt);
+  std::optional<Chunk> next(unsigned device) override;
+  double predicted_seconds(unsigned device) const override;
+  std::optional<unsigned> whole_device() const override { return whole_; }
+
+ private:
+  std::vector<Chunk> chunks_;
+  std::unique_ptr<std::atomic<bool>[]> handed_out_;
+  std::vector<double> predicted_;
+  std::optional<unsigned> whole_;
+};
+
+// Packages handed out in NDRange order as devices ask; the package size is
+// chosen by `size_for(device, remaining)`.
+class PackagePlan : public LaunchPlan {
+ public:
+  PackagePlan(uint64_t numgroups, std::vector<double> predicted)
+      : numgroups_(numgroups), predicted_(std::move(predicted)) {}
+  std::optional<Chunk> next(unsigned device) final;
+  double predicted_seconds(unsigned device) const final {
+    return device < predicted_.size() ? predicted_[device] : 0;
+  }
+
+ protected:
+  virtual uint64_t size_for(unsigned device, uint64_t remaining) = 0;
+
+ private:
+  std::mutex mutex_;
+  uint64_t numgroups_;
+  uint64_t cursor_ = 0;
+  std::vector<double> predicted_;
+};
+
+}  // namespace libsplit::sched

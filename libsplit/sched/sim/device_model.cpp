@@ -1,0 +1,167 @@
+#include "device_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace libsplit::sched::sim {
+
+bool Model::has_load_drift() const {
+  return std::any_of(devices.begin(), devices.end(),
+                     [](const DeviceModel& d) { return d.load_amplitude != 0; });
+}
+
+WorkProfile::WorkProfile(const Model& model, unsigned launch) : prefix_(model.numgroups + 1, 0.0) {
+  const uint64_t n = model.numgroups;
+  const uint64_t heavy_start = uint64_t(std::llround(model.heavy_from * double(n)));
+  const uint64_t hot_groups = uint64_t(std::llround(model.hot_width * double(n)));
+  double hot_position = model.hot_start + model.hot_speed * double(launch);
+  hot_position -= std::floor(hot_position);
+  const uint64_t hot_begin = uint64_t(hot_position * double(n)) % std::max<uint64_t>(n, 1);
+  for (uint64_t j = 0; j < n; ++j) {
+    double w = j >= heavy_start ? model.heavy_weight : 1.0;
+    if (hot_groups > 0 && (j + n - hot_begin) % n < hot_groups) w *= model.hot_weight;
+    prefix_[j + 1] = prefix_[j] + w;
+  }
+}
+
+ChunkCost chunk_cost(const Model& model, const WorkProfile& work, unsigned device,
+                     uint64_t first, uint64_t count, unsigned launch, bool split) {
+  ChunkCost cost;
+  if (count == 0) return cost;
+  const DeviceModel& m = model.devices[device];
+  double load = 1.0;
+  if (m.load_amplitude != 0)
+    load += m.load_amplitude * 0.5 *
+            (1.0 + std::sin(2 * std::numbers::pi * double(launch) / m.load_period + m.load_phase));
+  double per_group = m.seconds_per_group * load;
+  if (m.cliff_fraction > 0 && double(count) > m.cliff_fraction * double(model.numgroups))
+    per_group *= m.cliff_factor;
+  cost.kernel = m.launch_overhead + per_group * work.weight(first, count);
+  if (split) cost.transfer = m.split_overhead + m.split_transfer_per_group * double(count);
+  return cost;
+}
+
+double optimal_makespan(const Model& model, unsigned launch) {
+  const WorkProfile work(model, launch);
+  const uint64_t n = model.numgroups;
+  const unsigned devices = unsigned(model.devices.size());
+  double best_single = INFINITY;
+  for (unsigned d = 0; d < devices; ++d)
+    best_single = std::min(best_single, chunk_cost(model, work, d, 0, n, launch, false).total());
+  if (devices == 1) return best_single;
+
+  // Feasible(T): devices in order each take the most groups they can finish by T.
+  auto feasible = [&](double t) {
+    uint64_t offset = 0;
+    for (unsigned d = 0; d < devices && offset < n; ++d) {
+      uint64_t low = 0, high = n - offset;  // largest count with cost <= t
+      while (low < high) {
+        uint64_t mid = (low + high + 1) / 2;
+        if (chunk_cost(model, work, d, offset, mid, launch, true).total() <= t)
+          low = mid;
+        else
+          high = mid - 1;
+      }
+      offset += low;
+    }
+    return offset >= n;
+  };
+  double low = 0, high = best_single * 2 + 1;
+  while (!feasible(high)) high *= 2;
+  for (int i = 0; i < 60; ++i) {
+    double mid = 0.5 * (low + high);
+    (feasible(mid) ? high : low) = mid;
+  }
+  return std::min(best_single, high);
+}
+
+namespace {
+
+DeviceModel device(const std::string& name, bool gpu, double speed, double overhead) {
+  DeviceModel m;
+  m.info = {name, gpu, gpu ? 16u : 4u, 1000};
+  m.seconds_per_group = 1e-5 / speed;  // the 1x device: 10 us per group
+  m.launch_overhead = overhead;
+  return m;
+}
+
+}  // namespace
+
+std::vector<std::string> model_names() {
+  return {"hetero2", "hetero3", "hetero4", "spmv",      "cliff",     "tiny",
+          "membound", "noisy",  "many",    "drift-load", "drift-mass"};
+}
+
+bool make_model(const std::string& name, unsigned devices, Model* out, std::string* error) {
+  Model m;
+  m.name = name;
+  if (name == "hetero2") {
+    m.description = "2 devices 1x/3x, 20 us launch overhead";
+    m.devices = {device("cpu1x", false, 1, 20e-6), device("cpu3x", false, 3, 20e-6)};
+  } else if (name == "hetero3") {
+    m.description = "3 devices 1x/3x/30x, 50 us overhead, 10 us transfer per split chunk";
+    m.devices = {device("cpu1x", false, 1, 50e-6), device("cpu3x", false, 3, 50e-6),
+                 device("gpu30x", true, 30, 50e-6)};
+    for (DeviceModel& d : m.devices) d.split_overhead = 10e-6;
+  } else if (name == "hetero4") {
+    m.description = "4 devices 1x/3x/30x/3000x, 20 us overhead";
+    m.devices = {device("cpu1x", false, 1, 20e-6), device("cpu3x", false, 3, 20e-6),
+                 device("gpu30x", true, 30, 20e-6), device("gpu3000x", true, 3000, 20e-6)};
+  } else if (name == "spmv") {
+    m.description = "3 devices 1x/3x/30x, last 20% of rows 10x heavier (offset-dependent)";
+    m.devices = {device("cpu1x", false, 1, 20e-6), device("cpu3x", false, 3, 20e-6),
+                 device("gpu30x", true, 30, 20e-6)};
+    m.heavy_from = 0.8;
+    m.heavy_weight = 10;
+  } else if (name == "cliff") {
+    m.description = "2 devices 3x/30x; the GPU is 2x slower per group above 85% of the groups";
+    m.devices = {device("cpu3x", false, 3, 20e-6), device("gpu30x", true, 30, 20e-6)};
+    m.devices[1].cliff_fraction = 0.85;
+    m.devices[1].cliff_factor = 2;
+  } else if (name == "tiny") {
+    m.description = "tiny kernel (64 groups): 100 us split transfer beats any gain -> whole";
+    m.numgroups = 64;
+    m.devices = {device("cpu1x", false, 1, 20e-6), device("cpu3x", false, 3, 20e-6),
+                 device("gpu30x", true, 30, 20e-6)};
+    for (DeviceModel& d : m.devices) d.split_overhead = 100e-6;
+  } else if (name == "membound") {
+    m.description = "memory-bound: splitting moves data (2x the GPU kernel time) -> whole GPU";
+    m.devices = {device("cpu1x", false, 1, 20e-6), device("gpu10x", true, 10, 20e-6)};
+    for (DeviceModel& d : m.devices) d.split_transfer_per_group = 2e-6;
+  } else if (name == "noisy") {
+    m.description = "hetero3 with 3% measurement noise";
+    make_model("hetero3", devices, &m, error);
+    m.name = name;
+    m.noise = 0.03;
+  } else if (name == "many") {
+    unsigned n = devices ? devices : 16;
+    m.description = std::to_string(n) + " devices, speeds 1x/3x/30x/2x cycling, 20 us overhead";
+    m.numgroups = 16384;
+    const double speeds[] = {1, 3, 30, 2};
+    for (unsigned i = 0; i < n; ++i)
+      m.devices.push_back(device("dev" + std::to_string(i), speeds[i % 4] >= 30,
+                                 speeds[i % 4], 20e-6));
+  } else if (name == "drift-load") {
+    m.description = "hetero3; the 3x CPU loses up to 2/3 of its speed to other processes "
+                    "(period 60 launches)";
+    make_model("hetero3", devices, &m, error);
+    m.name = name;
+    m.devices[1].load_amplitude = 2;
+    m.devices[1].load_period = 60;
+  } else if (name == "drift-mass") {
+    m.description = "3 devices 1x/3x/30x; a 20% region 8x heavier moves 2% per launch";
+    m.devices = {device("cpu1x", false, 1, 20e-6), device("cpu3x", false, 3, 20e-6),
+                 device("gpu30x", true, 30, 20e-6)};
+    m.hot_width = 0.2;
+    m.hot_weight = 8;
+    m.hot_speed = 0.02;
+  } else {
+    if (error) *error = "unknown model '" + name + "'";
+    return false;
+  }
+  *out = std::move(m);
+  return true;
+}
+
+}  // namespace libsplit::sched::sim

@@ -1,0 +1,68 @@
+// The static-split schedulers (uniform, static, fixedpoint, broyden): one
+// contiguous chunk per device, shares re-solved after every launch from the
+// measured times, per LaunchKey. Adaptive ones also decide whether to split
+// at all and keep a warm-start file.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "scheduler.h"
+#include "solvers.h"
+#include "warm_start.h"
+
+namespace libsplit::sched {
+
+struct SplitSchedulerConfig {
+  std::string name;
+  std::vector<double> initial_shares;  // first launch of a key (no warm start)
+  std::function<std::unique_ptr<GranularitySolver>()> make_solver;
+  // Learns from measurements: may run a launch whole on one device (OmpSs
+  // versioning idea) and stores/loads warm-start files.
+  bool adaptive = false;
+};
+
+// Split-vs-whole policy constants (see README).
+struct WholePolicy {
+  static constexpr unsigned kMinSplitLaunches = 2;     // before any whole try
+  static constexpr double kExploreIfWithin = 1.25;     // estimate vs split makespan
+  static constexpr unsigned kRecheckSplitEvery = 8;    // in whole mode
+  static constexpr unsigned kRecheckWholeEvery = 16;   // in split mode
+};
+
+class SplitScheduler final : public Scheduler {
+ public:
+  SplitScheduler(SplitSchedulerConfig config, const std::vector<DeviceInfo>& devices,
+                 const SchedulerOptions& options);
+  ~SplitScheduler() override;
+  std::string_view name() const override { return config_.name; }
+  std::unique_ptr<LaunchPlan> plan(const LaunchKey& key, uint64_t numgroups) override;
+  void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) override;
+
+ private:
+  struct KeyState;
+  KeyState& state_for(const LaunchKey& key);
+  std::optional<unsigned> decide_whole(KeyState& state, uint64_t numgroups) const;
+  std::vector<double> per_group_times(const KeyState& state,
+                                      const std::vector<uint64_t>& groups,
+                                      const std::vector<double>& seconds) const;
+  void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
+
+  SplitSchedulerConfig config_;
+  size_t device_count_;
+  std::vector<double> powers_;  // nominal, for devices never measured
+  bool allow_whole_;
+  std::optional<WarmStartStore> warm_start_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<KeyState>> states_;
+};
+
+// Nominal device powers: compute_units * clock_mhz, GPUs weighted by
+// kGpuWeight (a GPU compute unit runs many more lanes than a CPU core).
+inline constexpr double kGpuWeight = 8.0;
+std::vector<double> nominal_powers(const std::vector<DeviceInfo>& devices);
+
+}  // namespace libsplit::sched

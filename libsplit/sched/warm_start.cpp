@@ -1,0 +1,141 @@
+#include "warm_start.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace libsplit::sched {
+
+namespace {
+
+uint64_t fnv1a(std::string_view text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+std::string hex(uint64_t value) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+// mkdir -p with mode 0700 for the directories we create.
+bool make_directories(const std::string& path) {
+  if (path.empty()) return false;
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0) return S_ISDIR(info.st_mode);
+  size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0 && !make_directories(path.substr(0, slash)))
+    return false;
+  return mkdir(path.c_str(), 0700) == 0 || errno == EEXIST;
+}
+
+constexpr const char* kMagic = "libsplit-sched-warmstart 1";
+
+}  // namespace
+
+std::string describe(const LaunchKey& key) {
+  std::ostringstream out;
+  out << key.kernel << " dims=" << key.dims << " global=" << key.global[0] << ','
+      << key.global[1] << ',' << key.global[2] << " local=" << key.local[0] << ','
+      << key.local[1] << ',' << key.local[2] << " split=" << key.split_dim;
+  return out.str();
+}
+
+WarmStartStore::WarmStartStore(std::string directory, const std::vector<DeviceInfo>& devices)
+    : directory_(std::move(directory)), device_count_(devices.size()) {
+  std::ostringstream out;
+  for (const DeviceInfo& device : devices)
+    out << device.name << '|' << device.is_gpu << '|' << device.compute_units << '|'
+        << device.clock_mhz << ';';
+  device_set_ = hex(fnv1a(out.str()));
+}
+
+std::string WarmStartStore::directory_from_environment() {
+  if (const char* enabled = std::getenv("LIBSPLIT_WARMSTART");
+      enabled && std::string_view(enabled) == "0")
+    return "";
+  std::string base;
+  if (const char* dir = std::getenv("LIBSPLIT_CACHE_DIR"); dir && *dir) {
+    base = dir;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    base = std::string(xdg) + "/libsplit";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    base = std::string(home) + "/.cache/libsplit";
+  } else {
+    return "";
+  }
+  return base + "/sched";
+}
+
+std::string WarmStartStore::path_for(const LaunchKey& key) const {
+  return directory_ + "/" + hex(fnv1a(describe(key) + "#" + device_set_)) + ".txt";
+}
+
+std::optional<StoredDecision> WarmStartStore::load(const LaunchKey& key) const {
+  if (directory_.empty()) return std::nullopt;
+  std::ifstream in(path_for(key));
+  if (!in) return std::nullopt;
+  std::string magic, key_line, devices_line, whole_line, shares_line;
+  if (!std::getline(in, magic) || magic != kMagic) return std::nullopt;
+  if (!std::getline(in, key_line) || key_line != "key " + describe(key)) return std::nullopt;
+  if (!std::getline(in, devices_line) || devices_line != "devices " + device_set_)
+    return std::nullopt;
+  if (!std::getline(in, whole_line) || !std::getline(in, shares_line)) return std::nullopt;
+
+  StoredDecision decision;
+  std::istringstream whole(whole_line);
+  std::string word;
+  long device = -1;
+  if (!(whole >> word >> device) || word != "whole" || device >= long(device_count_))
+    return std::nullopt;
+  if (device >= 0) decision.whole_device = unsigned(device);
+
+  std::istringstream shares(shares_line);
+  if (!(shares >> word) || word != "shares") return std::nullopt;
+  double sum = 0, value;
+  while (shares >> value) {
+    if (!std::isfinite(value) || value < 0 || value > 1) return std::nullopt;
+    decision.shares.push_back(value);
+    sum += value;
+  }
+  if (decision.shares.size() != device_count_ || std::fabs(sum - 1.0) > 1e-6)
+    return std::nullopt;
+  return decision;
+}
+
+bool WarmStartStore::save(const LaunchKey& key, const StoredDecision& decision) const {
+  if (directory_.empty() || decision.shares.size() != device_count_) return false;
+  if (!make_directories(directory_)) return false;
+  std::ostringstream out;
+  out.precision(17);
+  out << kMagic << "\nkey " << describe(key) << "\ndevices " << device_set_ << "\nwhole "
+      << (decision.whole_device ? long(*decision.whole_device) : -1L) << "\nshares";
+  for (double share : decision.shares) out << ' ' << share;
+  out << '\n';
+  const std::string text = out.str();
+
+  const std::string final_path = path_for(key);
+  std::string temporary = final_path + ".tmp.XXXXXX";
+  int fd = mkstemp(temporary.data());
+  if (fd < 0) return false;
+  fchmod(fd, 0600);
+  bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
+  ok = (close(fd) == 0) && ok;
+  if (ok) ok = std::rename(temporary.c_str(), final_path.c_str()) == 0;
+  if (!ok) unlink(temporary.c_str());
+  return ok;
+}
+
+}  // namespace libsplit::sched

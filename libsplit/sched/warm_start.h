@@ -1,0 +1,47 @@
+// Warm start: the converged decision for a (kernel, NDRange, device set) is
+// stored in the cache directory and reused by the next run, so that its
+// first launch is already balanced.
+//
+// Directory: $LIBSPLIT_CACHE_DIR, else $XDG_CACHE_HOME/libsplit, else
+// ~/.cache/libsplit (subfolder "sched"); created 0700, files 0600, written
+// to a temporary file then renamed (atomic). LIBSPLIT_WARMSTART=0 disables.
+// A corrupt or mismatching file is ignored.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler.h"
+
+namespace libsplit::sched {
+
+struct StoredDecision {
+  std::optional<unsigned> whole_device;  // set: run unsplit there
+  std::vector<double> shares;            // one per device, sums to 1
+};
+
+class WarmStartStore {
+ public:
+  WarmStartStore(std::string directory, const std::vector<DeviceInfo>& devices);
+
+  // The directory the environment asks for ("" when LIBSPLIT_WARMSTART=0 or
+  // no home directory is known).
+  static std::string directory_from_environment();
+
+  std::optional<StoredDecision> load(const LaunchKey& key) const;
+  // Returns false (and leaves any older file) when the write failed.
+  bool save(const LaunchKey& key, const StoredDecision& decision) const;
+
+  std::string path_for(const LaunchKey& key) const;
+
+ private:
+  std::string directory_;
+  std::string device_set_;  // canonical description of the device set
+  size_t device_count_;
+};
+
+// Canonical one-line description of a launch key (also used in files).
+std::string describe(const LaunchKey& key);
+
+}  // namespace libsplit::sched
