@@ -1,0 +1,215 @@
+#include "bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void usage(const char* app_name, int default_iters) {
+  fprintf(stderr,
+          "usage: %s [--size small|medium|large] [--iters N] [--device N]\n"
+          "          [--per-iter] [--no-check]\n"
+          "  --size      problem-size preset (default small)\n"
+          "  --iters     iterations of the kernel loop (default %d)\n"
+          "  --device    device index among all devices of the first platform\n"
+          "              that has any (default 0)\n"
+          "  --per-iter  print the time of every iteration\n"
+          "  --no-check  skip the CPU reference check\n",
+          app_name, default_iters);
+}
+
+static int parse_int(const char* text, int* out) {
+  char* end = NULL;
+  long value = strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < 0 || value > 1000000000) return 0;
+  *out = (int)value;
+  return 1;
+}
+
+bench_options bench_parse_args(int argc, char** argv, const char* app_name,
+                               int default_iters) {
+  bench_options opts = {BENCH_SMALL, default_iters, 0, 0, 1};
+  for (int i = 1; i < argc; ++i) {
+    const char* arg = argv[i];
+    const char* value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(arg, "--size") == 0 && value) {
+      if (strcmp(value, "small") == 0) opts.size = BENCH_SMALL;
+      else if (strcmp(value, "medium") == 0) opts.size = BENCH_MEDIUM;
+      else if (strcmp(value, "large") == 0) opts.size = BENCH_LARGE;
+      else {
+        fprintf(stderr, "%s: unknown size '%s'\n", app_name, value);
+        usage(app_name, default_iters);
+        exit(2);
+      }
+      ++i;
+    } else if (strcmp(arg, "--iters") == 0 && value) {
+      if (!parse_int(value, &opts.iters) || opts.iters < 1) {
+        fprintf(stderr, "%s: bad --iters '%s'\n", app_name, value);
+        exit(2);
+      }
+      ++i;
+    } else if (strcmp(arg, "--device") == 0 && value) {
+      if (!parse_int(value, &opts.device)) {
+        fprintf(stderr, "%s: bad --device '%s'\n", app_name, value);
+        exit(2);
+      }
+      ++i;
+    } else if (strcmp(arg, "--per-iter") == 0) {
+      opts.per_iter = 1;
+    } else if (strcmp(arg, "--no-check") == 0) {
+      opts.check = 0;
+    } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      usage(app_name, default_iters);
+      exit(0);
+    } else {
+      fprintf(stderr, "%s: unknown or incomplete argument '%s'\n", app_name, arg);
+      usage(app_name, default_iters);
+      exit(2);
+    }
+  }
+  return opts;
+}
+
+void bench_check_cl(cl_int err, const char* what) {
+  if (err == CL_SUCCESS) return;
+  fprintf(stderr, "OpenCL error %d in %s\n", (int)err, what);
+  exit(3);
+}
+
+bench_cl bench_open(int index) {
+  bench_cl cl;
+  memset(&cl, 0, sizeof cl);
+  cl_uint num_platforms = 0;
+  BENCH_CL(clGetPlatformIDs(0, NULL, &num_platforms));
+  if (num_platforms == 0) {
+    fprintf(stderr, "no OpenCL platform\n");
+    exit(3);
+  }
+  cl_platform_id* platforms = malloc(num_platforms * sizeof *platforms);
+  BENCH_CL(clGetPlatformIDs(num_platforms, platforms, NULL));
+  for (cl_uint p = 0; p < num_platforms && !cl.device; ++p) {
+    cl_uint num_devices = 0;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &num_devices) !=
+            CL_SUCCESS ||
+        num_devices == 0)
+      continue;
+    if ((cl_uint)index >= num_devices) {
+      fprintf(stderr, "device %d requested, the platform has %u\n", index,
+              num_devices);
+      exit(3);
+    }
+    cl_device_id* devices = malloc(num_devices * sizeof *devices);
+    BENCH_CL(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, num_devices, devices,
+                            NULL));
+    cl.platform = platforms[p];
+    cl.device = devices[index];
+    free(devices);
+  }
+  free(platforms);
+  if (!cl.device) {
+    fprintf(stderr, "no OpenCL device on any platform\n");
+    exit(3);
+  }
+  cl_int err;
+  cl.context = clCreateContext(NULL, 1, &cl.device, NULL, NULL, &err);
+  BENCH_CL(err);
+  cl.queue = clCreateCommandQueueWithProperties(cl.context, cl.device, NULL, &err);
+  BENCH_CL(err);
+  char name[256] = {0};
+  clGetDeviceInfo(cl.device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+  fprintf(stderr, "device %d: %s\n", index, name);
+  return cl;
+}
+
+void bench_close(bench_cl* cl) {
+  if (cl->queue) clReleaseCommandQueue(cl->queue);
+  if (cl->context) clReleaseContext(cl->context);
+  cl->queue = NULL;
+  cl->context = NULL;
+}
+
+cl_program bench_build(cl_context context, cl_device_id device,
+                       const char* source, const char* options) {
+  cl_int err;
+  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  BENCH_CL(err);
+  err = clBuildProgram(program, 1, &device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    size_t size = 0;
+    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+    char* log = calloc(size + 1, 1);
+    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
+    fprintf(stderr, "program build failed (%d):\n%s\n", (int)err, log);
+    free(log);
+    exit(3);
+  }
+  return program;
+}
+
+cl_kernel bench_kernel(cl_program program, const char* name) {
+  cl_int err;
+  cl_kernel kernel = clCreateKernel(program, name, &err);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clCreateKernel(%s) failed: %d\n", name, (int)err);
+    exit(3);
+  }
+  return kernel;
+}
+
+cl_mem bench_buffer(cl_context context, cl_mem_flags flags, size_t bytes,
+                    void* host) {
+  cl_int err;
+  cl_mem mem = clCreateBuffer(context, flags, bytes, host, &err);
+  bench_check_cl(err, "clCreateBuffer");
+  return mem;
+}
+
+size_t bench_round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+double bench_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+void bench_fill(float* data, size_t n, unsigned seed, float lo, float hi) {
+  // 32-bit LCG (Numerical Recipes constants), top 24 bits as the fraction.
+  unsigned state = seed * 2654435761u + 12345u;
+  for (size_t i = 0; i < n; ++i) {
+    state = state * 1664525u + 1013904223u;
+    data[i] = lo + (hi - lo) * (float)(state >> 8) * (1.0f / 16777216.0f);
+  }
+}
+
+double bench_max_abs(const float* data, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; ++i) m = fmax(m, fabs((double)data[i]));
+  return m;
+}
+
+int bench_compare(const char* what, const float* got, const float* ref,
+                  size_t n, double rtol, double atol) {
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double g = got[i], r = ref[i];
+    if (!(fabs(g - r) <= atol + rtol * fabs(r))) {  // also catches NaN
+      if (bad < 5)
+        fprintf(stderr, "%s[%zu]: got %.7g, expected %.7g\n", what, i, g, r);
+      ++bad;
+    }
+  }
+  if (bad) fprintf(stderr, "%s: %zu of %zu values differ\n", what, bad, n);
+  return bad == 0;
+}
+
+int bench_finish(const bench_options* opts, const double* iter_ms, int iters,
+                 double total_ms, int ok) {
+  if (opts->per_iter)
+    for (int i = 0; i < iters; ++i) printf("iter=%d ms=%.4f\n", i, iter_ms[i]);
+  if (!opts->check) printf("CHECK SKIPPED\n");
+  else printf("%s\n", ok ? "PASS" : "FAIL");
+  printf("time_ms=%.4f\n", total_ms);
+  fflush(stdout);
+  return opts->check && !ok ? 1 : 0;
+}
