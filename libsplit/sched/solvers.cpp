@@ -62,7 +62,12 @@ std::vector<double> BroydenSolver::next(const std::vector<double>& x_used,
   have_previous_ = true;
 
   if (fixed_point_step) return to_std(fixed);
-  const Eigen::VectorXd step = -(inverse_jacobian_ * g);
+  Eigen::VectorXd step = -(inverse_jacobian_ * g);
+  // Trust region: a Broyden step may be at most twice the fixed-point step
+  // (|G|), so that a poor Jacobian estimate cannot throw the split far away.
+  const double limit = 2.0 * g.lpNorm<Eigen::Infinity>() + 1e-3;
+  const double length = step.lpNorm<Eigen::Infinity>();
+  if (length > limit) step *= limit / length;
   return project_to_simplex(to_std(x + step));
 }
 

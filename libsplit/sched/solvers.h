@@ -48,7 +48,8 @@ class FixedPointSolver final : public GranularitySolver {
 
 // Broyden's ("good") method on G(x) = x - F(x) with an inverse-Jacobian
 // approximation H (starts at I, so the first step is a fixed-point step).
-// Safeguards: steps are projected onto the simplex; when ||G|| did not
+// Safeguards: a step is at most twice as long (max norm) as the fixed-point
+// step and is projected onto the simplex; when ||G|| did not
 // decrease, the step is a fixed-point step and H is reset; H is reset every
 // kResetPeriod launches so that drifting loads cannot leave it stale.
 class BroydenSolver final : public GranularitySolver {

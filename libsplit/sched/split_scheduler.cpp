@@ -17,6 +17,14 @@ std::vector<double> nominal_powers(const std::vector<DeviceInfo>& devices) {
   return powers;
 }
 
+namespace {
+// Next re-check interval after a re-check confirmed the current mode: the
+// wider the gap (loser / winner), the rarer the re-checks.
+unsigned backoff(unsigned interval, double loser, double winner) {
+  return winner > 0 && loser > 1.5 * winner ? 4 * interval : 2 * interval;
+}
+}  // namespace
+
 struct SplitScheduler::KeyState {
   std::unique_ptr<GranularitySolver> solver;
   std::vector<double> next_shares;
@@ -27,8 +35,14 @@ struct SplitScheduler::KeyState {
   // Split-vs-whole bookkeeping.
   std::optional<unsigned> whole_mode;
   std::optional<unsigned> planned_whole;     // what the last plan did
+  std::vector<uint64_t> last_groups;         // latest split launch, per device
+  std::vector<double> last_kernel;           // its kernel seconds per device
   double split_seconds = 0;                  // latest split makespan
+  double split_predicted = 0;                // balanced split makespan predicted then
+  bool split_balanced = false;               // latest split launch was balanced
   unsigned last_split_launch = 0;
+  unsigned split_recheck = WholePolicy::kRecheckSplitFirst;
+  unsigned whole_recheck = WholePolicy::kRecheckWholeFirst;
   std::vector<double> whole_seconds;         // latest whole makespan per device
   std::vector<long> whole_checked_at;        // launch index, -1 never
   // Warm start bookkeeping.
@@ -60,6 +74,8 @@ SplitScheduler::KeyState& SplitScheduler::state_for(const LaunchKey& key) {
   state.kernel_cost.resize(device_count_);
   state.whole_seconds.assign(device_count_, 0.0);
   state.whole_checked_at.assign(device_count_, -1);
+  state.last_groups.assign(device_count_, 0);
+  state.last_kernel.assign(device_count_, 0.0);
   if (warm_start_) {
     if (std::optional<StoredDecision> stored = warm_start_->load(key)) {
       state.next_shares = stored->shares;
@@ -76,29 +92,63 @@ std::optional<unsigned> SplitScheduler::decide_whole(KeyState& state,
   if (!allow_whole_) return std::nullopt;
   if (state.whole_mode) {
     // Re-check the split now and then: loads change, the split may win again.
-    bool recheck = state.launches >= state.last_split_launch + WholePolicy::kRecheckSplitEvery;
+    bool recheck = state.launches >= state.last_split_launch + state.split_recheck;
     if (recheck) return std::nullopt;
     return state.whole_mode;
   }
   if (state.split_launches < WholePolicy::kMinSplitLaunches || state.split_seconds <= 0)
     return std::nullopt;
-  // The best single device by the kernel-time model of the split launches.
+  // The device that took the most groups of the latest split: the fastest
+  // one in a balanced split, so the only one worth running whole. (A fit
+  // extrapolated from a small slice is not trusted.)
   std::optional<unsigned> best;
-  double best_estimate = 0;
-  for (unsigned d = 0; d < device_count_; ++d) {
-    double estimate = state.kernel_cost[d].predict(numgroups);
-    if (estimate <= 0) continue;
-    if (!best || estimate < best_estimate) {
+  for (unsigned d = 0; d < device_count_; ++d)
+    if (state.last_groups[d] > 0 && (!best || state.last_groups[d] > state.last_groups[*best]))
       best = d;
-      best_estimate = estimate;
-    }
-  }
   if (!best) return std::nullopt;
+  const double best_estimate =
+      std::max(state.kernel_cost[*best].predict(numgroups), state.last_kernel[*best]);
   long checked = state.whole_checked_at[*best];
-  if (checked >= 0 && long(state.launches) < checked + long(WholePolicy::kRecheckWholeEvery))
+  if (checked >= 0 && long(state.launches) < checked + long(state.whole_recheck))
     return std::nullopt;
-  if (best_estimate > WholePolicy::kExploreIfWithin * state.split_seconds) return std::nullopt;
+  if (best_estimate > WholePolicy::kExploreIfWithin * split_reference(state)) return std::nullopt;
   return best;
+}
+
+double SplitScheduler::predicted_balanced(const KeyState& state, uint64_t numgroups) const {
+  // Smallest T such that the devices, each taking the most groups its cost
+  // model finishes by T, cover numgroups.
+  auto groups_by = [&](double t) {
+    uint64_t total = 0;
+    for (const DeviceCostModel& cost : state.busy_cost) {
+      if (!cost.known()) continue;
+      uint64_t low = 0, high = numgroups;
+      while (low < high) {
+        uint64_t mid = (low + high + 1) / 2;
+        if (cost.predict(mid) <= t)
+          low = mid;
+        else
+          high = mid - 1;
+      }
+      total += low;
+    }
+    return total;
+  };
+  double high = 0;
+  for (const DeviceCostModel& cost : state.busy_cost)
+    if (cost.known()) high = std::max(high, cost.predict(numgroups));
+  if (high <= 0) return 0;
+  double low = 0;
+  for (int i = 0; i < 50; ++i) {
+    double mid = 0.5 * (low + high);
+    (groups_by(mid) >= numgroups ? high : low) = mid;
+  }
+  return high;
+}
+
+double SplitScheduler::split_reference(const KeyState& state) const {
+  if (state.split_balanced || state.split_predicted <= 0) return state.split_seconds;
+  return std::min(state.split_seconds, state.split_predicted);
 }
 
 std::unique_ptr<LaunchPlan> SplitScheduler::plan(const LaunchKey& key, uint64_t numgroups) {
@@ -116,10 +166,35 @@ std::unique_ptr<LaunchPlan> SplitScheduler::plan(const LaunchKey& key, uint64_t 
                             : state.kernel_cost[*whole].predict(numgroups);
   } else {
     groups = round_to_groups(state.next_shares, numgroups);
+    if (config_.adaptive) trim_small_slices(state, groups, numgroups);
     for (unsigned d = 0; d < device_count_; ++d)
       predicted[d] = state.busy_cost[d].predict(groups[d]);
   }
   return std::make_unique<StaticPlan>(groups, std::move(predicted), whole);
+}
+
+void SplitScheduler::trim_small_slices(const KeyState& state, std::vector<uint64_t>& groups,
+                                       uint64_t numgroups) const {
+  // Whole groups cannot express a share below one group: a slow device
+  // rounded up to a group or two can become the bottleneck through its
+  // launch overhead. Trim such small slices to what the cost model says fits
+  // in the balanced makespan and give the rest to the biggest slice.
+  constexpr double kSmallSlice = 0.01, kTolerance = 1.05;
+  const double target = state.split_predicted;
+  if (target <= 0) return;
+  unsigned biggest = 0;
+  for (unsigned d = 1; d < device_count_; ++d)
+    if (groups[d] > groups[biggest]) biggest = d;
+  for (unsigned d = 0; d < device_count_; ++d) {
+    if (d == biggest || groups[d] == 0 || double(groups[d]) > kSmallSlice * double(numgroups))
+      continue;
+    const DeviceCostModel& cost = state.busy_cost[d];
+    if (!cost.known()) continue;
+    uint64_t fits = groups[d];
+    while (fits > 0 && cost.predict(fits) > kTolerance * target) --fits;
+    groups[biggest] += groups[d] - fits;
+    groups[d] = fits;
+  }
 }
 
 std::vector<double> SplitScheduler::per_group_times(const KeyState& state,
@@ -171,27 +246,45 @@ void SplitScheduler::report(const LaunchKey& key, const std::vector<ChunkTiming>
     unsigned d = *state.planned_whole;
     state.whole_seconds[d] = makespan;
     state.whole_checked_at[d] = launch;
-    bool better = state.split_seconds <= 0 || makespan < state.split_seconds;
+    bool better = state.split_seconds <= 0 || makespan < split_reference(state);
     bool changed = better != (state.whole_mode == d);
     state.whole_mode = better ? std::optional<unsigned>(d) : std::nullopt;
+    if (changed) state.split_recheck = WholePolicy::kRecheckSplitFirst;
+    if (!better)
+      state.whole_recheck = changed ? WholePolicy::kRecheckWholeFirst
+                                    : std::min(backoff(state.whole_recheck, makespan, split_reference(state)),
+                                               WholePolicy::kRecheckWholeMax);
     if (changed && warm_start_) maybe_save(key, state, 0);
     return;
   }
 
+  double imbalance = makespan > 0 ? (makespan - fastest) / makespan : 0;
   state.split_launches++;
   state.split_seconds = makespan;
+  state.split_balanced = imbalance <= WholePolicy::kBalanced;
   state.last_split_launch = launch;
+  state.last_groups = groups;
+  state.last_kernel = kernel;
   for (unsigned d = 0; d < device_count_; ++d) {
     state.busy_cost[d].add(groups[d], busy[d]);
     state.kernel_cost[d].add(groups[d], kernel[d]);
   }
-  if (state.whole_mode && makespan < state.whole_seconds[*state.whole_mode])
-    state.whole_mode.reset();
+  state.split_predicted = predicted_balanced(state, numgroups);
+  if (state.whole_mode) {
+    if (split_reference(state) < state.whole_seconds[*state.whole_mode]) {
+      state.whole_mode.reset();
+      state.whole_recheck = WholePolicy::kRecheckWholeFirst;
+    } else {
+      state.split_recheck =
+          std::min(backoff(state.split_recheck, split_reference(state),
+                           state.whole_seconds[*state.whole_mode]),
+                   WholePolicy::kRecheckSplitMax);
+    }
+  }
 
   std::vector<double> x(device_count_);
   for (unsigned d = 0; d < device_count_; ++d) x[d] = double(groups[d]) / double(numgroups);
   state.next_shares = normalized(state.solver->next(x, per_group_times(state, groups, busy)));
-  double imbalance = makespan > 0 ? (makespan - fastest) / makespan : 0;
   if (warm_start_) maybe_save(key, state, imbalance);
 }
 

@@ -28,9 +28,12 @@ struct SplitSchedulerConfig {
 // Split-vs-whole policy constants (see README).
 struct WholePolicy {
   static constexpr unsigned kMinSplitLaunches = 2;     // before any whole try
-  static constexpr double kExploreIfWithin = 1.25;     // estimate vs split makespan
-  static constexpr unsigned kRecheckSplitEvery = 8;    // in whole mode
-  static constexpr unsigned kRecheckWholeEvery = 16;   // in split mode
+  static constexpr double kExploreIfWithin = 1.15;     // estimate vs split makespan
+  static constexpr double kBalanced = 0.05;            // imbalance of a converged split
+  // Re-check intervals (launches); doubled each time a re-check confirms
+  // the current mode, up to the maximum, reset when the mode changes.
+  static constexpr unsigned kRecheckSplitFirst = 8, kRecheckSplitMax = 128;   // in whole mode
+  static constexpr unsigned kRecheckWholeFirst = 16, kRecheckWholeMax = 256;  // in split mode
 };
 
 class SplitScheduler final : public Scheduler {
@@ -50,6 +53,14 @@ class SplitScheduler final : public Scheduler {
                                       const std::vector<uint64_t>& groups,
                                       const std::vector<double>& seconds) const;
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
+  // The makespan a balanced split should reach, from the cost models
+  // (0 when unknown).
+  double predicted_balanced(const KeyState& state, uint64_t numgroups) const;
+  // What a whole launch competes against: the measured split makespan when
+  // that split was balanced, else the predicted balanced one.
+  double split_reference(const KeyState& state) const;
+  void trim_small_slices(const KeyState& state, std::vector<uint64_t>& groups,
+                         uint64_t numgroups) const;
 
   SplitSchedulerConfig config_;
   size_t device_count_;

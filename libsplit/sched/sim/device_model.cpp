@@ -14,13 +14,18 @@ bool Model::has_load_drift() const {
 WorkProfile::WorkProfile(const Model& model, unsigned launch) : prefix_(model.numgroups + 1, 0.0) {
   const uint64_t n = model.numgroups;
   const uint64_t heavy_start = uint64_t(std::llround(model.heavy_from * double(n)));
-  const uint64_t hot_groups = uint64_t(std::llround(model.hot_width * double(n)));
-  double hot_position = model.hot_start + model.hot_speed * double(launch);
-  hot_position -= std::floor(hot_position);
-  const uint64_t hot_begin = uint64_t(hot_position * double(n)) % std::max<uint64_t>(n, 1);
+  // Smooth bump (moving masses): weight 1 + (hot_weight - 1) * exp(-(d/sigma)^2)
+  // with d the wrapped distance to the bump centre, sigma = hot_width * n / 2.
+  double centre = model.hot_start + model.hot_speed * double(launch);
+  centre = (centre - std::floor(centre)) * double(n);
+  const double sigma = model.hot_width * double(n) / 2;
   for (uint64_t j = 0; j < n; ++j) {
     double w = j >= heavy_start ? model.heavy_weight : 1.0;
-    if (hot_groups > 0 && (j + n - hot_begin) % n < hot_groups) w *= model.hot_weight;
+    if (sigma > 0) {
+      double distance = std::fabs(double(j) + 0.5 - centre);
+      distance = std::min(distance, double(n) - distance);
+      w *= 1.0 + (model.hot_weight - 1.0) * std::exp(-(distance / sigma) * (distance / sigma));
+    }
     prefix_[j + 1] = prefix_[j] + w;
   }
 }
@@ -150,12 +155,13 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
     m.devices[1].load_amplitude = 2;
     m.devices[1].load_period = 60;
   } else if (name == "drift-mass") {
-    m.description = "3 devices 1x/3x/30x; a 20% region 8x heavier moves 2% per launch";
+    m.description = "3 devices 1x/3x/30x; a smooth bump (width 20%, up to 8x heavier) moves 1% "
+                    "per launch";
     m.devices = {device("cpu1x", false, 1, 20e-6), device("cpu3x", false, 3, 20e-6),
                  device("gpu30x", true, 30, 20e-6)};
     m.hot_width = 0.2;
     m.hot_weight = 8;
-    m.hot_speed = 0.02;
+    m.hot_speed = 0.01;
   } else {
     if (error) *error = "unknown model '" + name + "'";
     return false;

@@ -38,8 +38,9 @@ struct Model {
   // weigh heavy_weight (SpMV with heavy rows at the end).
   double heavy_from = 1.0;
   double heavy_weight = 1.0;
-  // A hot region (moving masses): hot_width * numgroups groups weighing
-  // hot_weight, starting at hot_start + hot_speed * t (wrapping).
+  // A hot region (moving masses): a smooth bump of width hot_width (share of
+  // the groups) and peak weight hot_weight, centred at hot_start + hot_speed
+  // * t (wrapping).
   double hot_width = 0, hot_weight = 1, hot_start = 0, hot_speed = 0;
   double noise = 0;  // relative standard deviation of measured times
   bool drifting() const { return hot_speed != 0 || has_load_drift(); }
