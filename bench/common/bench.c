@@ -77,9 +77,7 @@ void bench_check_cl(cl_int err, const char* what) {
   exit(3);
 }
 
-bench_cl bench_open(int index) {
-  bench_cl cl;
-  memset(&cl, 0, sizeof cl);
+cl_device_id bench_pick_device(int index) {
   cl_uint num_platforms = 0;
   BENCH_CL(clGetPlatformIDs(0, NULL, &num_platforms));
   if (num_platforms == 0) {
@@ -88,7 +86,8 @@ bench_cl bench_open(int index) {
   }
   cl_platform_id* platforms = malloc(num_platforms * sizeof *platforms);
   BENCH_CL(clGetPlatformIDs(num_platforms, platforms, NULL));
-  for (cl_uint p = 0; p < num_platforms && !cl.device; ++p) {
+  cl_device_id picked = NULL;
+  for (cl_uint p = 0; p < num_platforms && !picked; ++p) {
     cl_uint num_devices = 0;
     if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &num_devices) !=
             CL_SUCCESS ||
@@ -102,23 +101,31 @@ bench_cl bench_open(int index) {
     cl_device_id* devices = malloc(num_devices * sizeof *devices);
     BENCH_CL(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, num_devices, devices,
                             NULL));
-    cl.platform = platforms[p];
-    cl.device = devices[index];
+    picked = devices[index];
     free(devices);
   }
   free(platforms);
-  if (!cl.device) {
+  if (!picked) {
     fprintf(stderr, "no OpenCL device on any platform\n");
     exit(3);
   }
+  char name[256] = {0};
+  clGetDeviceInfo(picked, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+  fprintf(stderr, "device %d: %s\n", index, name);
+  return picked;
+}
+
+bench_cl bench_open(int index) {
+  bench_cl cl;
+  memset(&cl, 0, sizeof cl);
+  cl.device = bench_pick_device(index);
+  BENCH_CL(clGetDeviceInfo(cl.device, CL_DEVICE_PLATFORM, sizeof cl.platform,
+                           &cl.platform, NULL));
   cl_int err;
   cl.context = clCreateContext(NULL, 1, &cl.device, NULL, NULL, &err);
   BENCH_CL(err);
   cl.queue = clCreateCommandQueueWithProperties(cl.context, cl.device, NULL, &err);
   BENCH_CL(err);
-  char name[256] = {0};
-  clGetDeviceInfo(cl.device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-  fprintf(stderr, "device %d: %s\n", index, name);
   return cl;
 }
 

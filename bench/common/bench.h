@@ -42,6 +42,10 @@ typedef struct {
   cl_command_queue queue;
 } bench_cl;
 
+// Returns device `index` of the first platform that has any device (all
+// device types, in the platform's order). Exits with a message on failure.
+cl_device_id bench_pick_device(int index);
+
 // Opens device `index` of the first platform that has any device, with a
 // context and an in-order queue. Exits with a message on failure.
 bench_cl bench_open(int index);
