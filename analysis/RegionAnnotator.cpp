@@ -1,15 +1,88 @@
 #include "RegionAnnotator.h"
 
+#include "RegionAnalysis.h"
+
+#include <llvm/IR/Attributes.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/raw_ostream.h>
+
+using namespace llvm;
+
 namespace libsplit {
 
-// Placeholder until the symbolic region analysis lands: every region unknown,
-// which makes the runtime move whole buffers and merge (conservative).
-void annotateRegions(llvm::Module&, ProgramSummary& summary) {
-  for (auto& k : summary.kernels)
-    for (auto& a : k.args) {
-      a.read_region = AccessRegion{false, "region analysis not run", {}};
-      a.write_region = AccessRegion{false, "region analysis not run", {}};
+namespace {
+
+// Owns the four analysis managers the new pass manager needs.
+struct Managers {
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassBuilder PB;
+  Managers() {
+    FAM.registerPass([] { return KernelRegionAnalysis(); });
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  }
+};
+
+}  // namespace
+
+void prepareForRegions(Module& M) {
+  for (Function& F : M) {
+    if (F.isDeclaration()) continue;
+    F.removeFnAttr(Attribute::OptimizeNone);
+    F.removeFnAttr(Attribute::NoInline);
+    if (F.getCallingConv() != CallingConv::SPIR_KERNEL) F.addFnAttr(Attribute::AlwaysInline);
+  }
+  Managers Mg;
+  ModulePassManager MPM;
+  if (Error E = Mg.PB.parsePassPipeline(
+          MPM, "always-inline,function(sroa,early-cse,instcombine,simplifycfg,loop-simplify,lcssa,loop(loop-rotate),instcombine,loop-simplify,lcssa)")) {
+    consumeError(std::move(E));  // a fixed pipeline string: cannot fail
+    return;
+  }
+  MPM.run(M, Mg.MAM);
+}
+
+void annotateRegions(Module& M, ProgramSummary& summary) {
+  prepareForRegions(M);
+  Managers Mg;
+  for (KernelSummary& K : summary.kernels) {
+    Function* F = M.getFunction(K.name);
+    for (ArgSummary& A : K.args) {
+      A.read_region = AccessRegion{false, "region analysis found no kernel '" + K.name + "' in the IR", {}};
+      A.write_region = A.read_region;
     }
+    if (!F || F->isDeclaration()) continue;
+    const KernelRegions& R = Mg.FAM.getResult<KernelRegionAnalysis>(*F);
+    for (ArgSummary& A : K.args) {
+      if (A.index >= R.args.size()) continue;
+      const ArgRegions& AR = R.args[A.index];
+      A.read_region = AR.read;
+      A.write_region = AR.write;
+      A.reads |= AR.reads;
+      A.writes |= AR.writes;
+      A.atomics |= AR.atomics;
+    }
+  }
+}
+
+std::string printRegions(Module& M) {
+  prepareForRegions(M);
+  Managers Mg;
+  std::string text;
+  raw_string_ostream OS(text);
+  KernelRegionPrinterPass Printer(OS);
+  for (Function& F : M)
+    if (!F.isDeclaration() && F.getCallingConv() == CallingConv::SPIR_KERNEL) Printer.run(F, Mg.FAM);
+  OS.flush();
+  return text;
 }
 
 }  // namespace libsplit

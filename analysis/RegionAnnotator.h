@@ -5,6 +5,8 @@
 
 #include "libsplit/summary.h"
 
+#include <string>
+
 namespace llvm {
 class Module;
 }
@@ -13,7 +15,17 @@ namespace libsplit {
 
 // M is the program's IR (spir64, OpenCL kernels as functions with the
 // SPIR_KERNEL calling convention). Regions the analysis cannot bound are left
-// known=false with a reason.
+// known=false with a reason. Also ORs the reads/writes/atomics flags of the
+// buffer arguments. Runs preparation passes on M first (prepareForRegions).
 void annotateRegions(llvm::Module& M, ProgramSummary& summary);
+
+// The preparation annotateRegions runs: drops optnone, inlines every helper
+// into the kernels, then sroa/mem2reg/instcombine/simplifycfg/loop-simplify/
+// lcssa. Idempotent.
+void prepareForRegions(llvm::Module& M);
+
+// Prepares M and prints the regions of every kernel (KernelRegionPrinterPass
+// format): what `libsplit-cc --regions` and the unit tests show.
+std::string printRegions(llvm::Module& M);
 
 }  // namespace libsplit

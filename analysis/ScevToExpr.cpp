@@ -1,0 +1,272 @@
+#include "ScevToExpr.h"
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/Support/raw_ostream.h>
+
+using namespace llvm;
+
+namespace libsplit {
+
+std::string describeLocation(const Instruction* I) {
+  if (!I) return "unknown place";
+  if (const DebugLoc& DL = I->getDebugLoc(); DL && DL.getLine() != 0)
+    return "line " + std::to_string(DL.getLine());
+  std::string text;
+  raw_string_ostream OS(text);
+  I->print(OS);
+  OS.flush();
+  size_t start = text.find_first_not_of(' ');
+  text = start == std::string::npos ? text : text.substr(start);
+  if (size_t meta = text.find(", !"); meta != std::string::npos) text.resize(meta);
+  if (text.size() > 90) text = text.substr(0, 87) + "...";
+  return "instruction '" + text + "'";
+}
+
+bool ndrangeBuiltin(const Value* V, NDVar* var, unsigned* dim) {
+  const auto* Call = dyn_cast<CallInst>(V);
+  if (!Call || !Call->getCalledFunction() || Call->arg_size() != 1) return false;
+  static const struct {
+    const char* mangled;
+    NDVar var;
+  } kBuiltins[] = {
+      {"_Z13get_global_idj", NDVar::GlobalId},     {"_Z12get_local_idj", NDVar::LocalId},
+      {"_Z12get_group_idj", NDVar::GroupId},       {"_Z15get_global_sizej", NDVar::GlobalSize},
+      {"_Z14get_local_sizej", NDVar::LocalSize},   {"_Z14get_num_groupsj", NDVar::NumGroups},
+      {"_Z17get_global_offsetj", NDVar::GlobalOffset},
+  };
+  StringRef Name = Call->getCalledFunction()->getName();
+  for (const auto& B : kBuiltins) {
+    if (Name != B.mangled) continue;
+    const auto* D = dyn_cast<ConstantInt>(Call->getArgOperand(0));
+    if (!D || D->getZExtValue() > 2) return false;
+    *var = B.var;
+    *dim = unsigned(D->getZExtValue());
+    return true;
+  }
+  return false;
+}
+
+bool mentionsWorkItemId(const Expr& e) {
+  if (e.kind == Expr::Kind::Var)
+    return e.var == NDVar::GlobalId || e.var == NDVar::LocalId || e.var == NDVar::GroupId;
+  return (e.lhs && mentionsWorkItemId(*e.lhs)) || (e.rhs && mentionsWorkItemId(*e.rhs));
+}
+
+ExprPtr ScevToExpr::fail(std::string why) {
+  if (Reason.empty()) Reason = std::move(why);
+  return nullptr;
+}
+
+ExprPtr ScevToExpr::translateAs(const SCEV* S, bool is_signed) {
+  ExprPtr e = translate(S);
+  if (!e) return nullptr;
+  unsigned bits = SE.getTypeSizeInBits(S->getType());
+  if (bits > 64) return fail("integer wider than 64 bits");
+  // An i32 kernel argument is passed sign-extended: it always fits signed.
+  if (is_signed && e->kind == Expr::Kind::Arg) {
+    if (const auto* U = dyn_cast<SCEVUnknown>(S); U && isa<Argument>(U->getValue())) return e;
+  }
+  return make_fits(std::move(e), bits, is_signed);
+}
+
+ExprPtr ScevToExpr::translate(const SCEV* S) {
+  if (++Depth > 64) {
+    --Depth;
+    return fail("expression too deep");
+  }
+  struct Leave {
+    unsigned& d;
+    ~Leave() { --d; }
+  } leave{Depth};
+
+  if (isa<SCEVCouldNotCompute>(S)) return fail("address not computable");
+  if (SE.getTypeSizeInBits(S->getType()) > 64) return fail("integer wider than 64 bits");
+  switch (S->getSCEVType()) {
+    case scConstant: {
+      const APInt& V = cast<SCEVConstant>(S)->getAPInt();
+      return Expr::constant(V.getSExtValue());
+    }
+    case scTruncate:
+      // Congruent modulo the narrower width: the consumer checks the range.
+      return translate(cast<SCEVTruncateExpr>(S)->getOperand());
+    case scZeroExtend:
+      return translateAs(cast<SCEVZeroExtendExpr>(S)->getOperand(), /*is_signed=*/false);
+    case scSignExtend:
+      return translateAs(cast<SCEVSignExtendExpr>(S)->getOperand(), /*is_signed=*/true);
+    case scAddExpr:
+    case scMulExpr: {
+      const auto* N = cast<SCEVNAryExpr>(S);
+      ExprPtr acc;
+      for (const SCEV* Op : N->operands()) {
+        ExprPtr e = translate(Op);
+        if (!e) return nullptr;
+        acc = !acc ? e : (S->getSCEVType() == scAddExpr ? make_add(acc, e) : make_mul(acc, e));
+      }
+      return acc;
+    }
+    case scUDivExpr: {
+      const auto* D = cast<SCEVUDivExpr>(S);
+      ExprPtr a = translateAs(D->getLHS(), false), b = translateAs(D->getRHS(), false);
+      if (!a || !b) return nullptr;
+      return make_div(a, b);
+    }
+    case scSMaxExpr:
+    case scSMinExpr:
+    case scUMaxExpr:
+    case scUMinExpr:
+    case scSequentialUMinExpr: {
+      bool isSigned = S->getSCEVType() == scSMaxExpr || S->getSCEVType() == scSMinExpr;
+      bool isMax = S->getSCEVType() == scSMaxExpr || S->getSCEVType() == scUMaxExpr;
+      ExprPtr acc;
+      for (const SCEV* Op : cast<SCEVNAryExpr>(S)->operands()) {
+        ExprPtr e = translateAs(Op, isSigned);
+        if (!e) return nullptr;
+        acc = !acc ? e : (isMax ? make_max(acc, e) : make_min(acc, e));
+      }
+      return acc;
+    }
+    case scAddRecExpr: {
+      const auto* AR = cast<SCEVAddRecExpr>(S);
+      const Loop* L = AR->getLoop();
+      std::string where = L->getHeader()->empty() ? "loop" : "loop at " + describeLocation(&L->getHeader()->front());
+      if (!AR->isAffine()) return fail("non-affine induction in " + where);
+      const SCEV* BTC = SE.getBackedgeTakenCount(L);
+      if (isa<SCEVCouldNotCompute>(BTC)) BTC = SE.getSymbolicMaxBackedgeTakenCount(L);
+      if (isa<SCEVCouldNotCompute>(BTC)) return fail("trip count of " + where + " unknown");
+      ExprPtr start = translate(AR->getStart());
+      if (!start) return nullptr;
+      ExprPtr step = translate(AR->getStepRecurrence(SE));
+      if (!step) return nullptr;
+      ExprPtr n = translateAs(BTC, /*is_signed=*/false);
+      if (!n) return nullptr;
+      // Iteration k in [0, n] has value start + k*step (modulo 2^W, which the
+      // consumer's range check covers since the values are monotone in k).
+      ExprPtr last = make_add(start, make_mul(step, n));
+      if (step->kind == Expr::Kind::Const)
+        return step->value >= 0 ? make_range(start, last) : make_range(last, start);
+      return make_range(make_min(start, last), make_max(start, last));
+    }
+    case scPtrToInt: return fail("pointer converted to integer");
+    case scUnknown:
+      return translateUnknown(cast<SCEVUnknown>(S)->getValue(), SE.getTypeSizeInBits(S->getType()));
+    default: return fail("unsupported expression");
+  }
+}
+
+ExprPtr ScevToExpr::translateValue(const Value* V) {
+  if (!SE.isSCEVable(V->getType())) return fail("non-integer value");
+  return translate(SE.getSCEV(const_cast<Value*>(V)));
+}
+
+// OpenCL integer builtins that are plain arithmetic: min, max, clamp, mul24,
+// mad24 (any integer type; the mangled parameter letter gives signedness).
+ExprPtr ScevToExpr::translateIntegerBuiltin(const CallInst* C) {
+  StringRef N = C->getCalledFunction()->getName();
+  if (!N.consume_front("_Z")) return nullptr;
+  unsigned Len = 0;
+  if (N.consumeInteger(10, Len) || Len > N.size()) return nullptr;
+  StringRef Base = N.substr(0, Len), Params = N.substr(Len);
+  if (Params.empty() || !C->getType()->isIntegerTy()) return nullptr;
+  bool isSigned;
+  switch (Params[0]) {
+    case 'c': case 'a': case 's': case 'i': case 'l': isSigned = true; break;
+    case 'h': case 't': case 'j': case 'm': isSigned = false; break;
+    default: return nullptr;
+  }
+  unsigned nargs = C->arg_size();
+  auto op = [&](unsigned i) -> ExprPtr {
+    if (!SE.isSCEVable(C->getArgOperand(i)->getType())) return fail("non-integer builtin operand");
+    return translateAs(SE.getSCEV(const_cast<Value*>(C->getArgOperand(i))), isSigned);
+  };
+  auto op24 = [&](unsigned i) -> ExprPtr {
+    ExprPtr e = op(i);
+    return e ? make_fits(e, 24, isSigned) : nullptr;
+  };
+  if ((Base == "min" || Base == "max") && nargs == 2) {
+    ExprPtr a = op(0), b = op(1);
+    if (!a || !b) return nullptr;
+    return Base == "min" ? make_min(a, b) : make_max(a, b);
+  }
+  if (Base == "clamp" && nargs == 3) {
+    ExprPtr x = op(0), lo = op(1), hi = op(2);
+    if (!x || !lo || !hi) return nullptr;
+    return make_min(make_max(x, lo), hi);
+  }
+  if (Base == "mul24" && nargs == 2) {
+    ExprPtr a = op24(0), b = op24(1);
+    if (!a || !b) return nullptr;
+    return make_mul(a, b);
+  }
+  if (Base == "mad24" && nargs == 3) {
+    ExprPtr a = op24(0), b = op24(1), c = op(2);
+    if (!a || !b || !c) return nullptr;
+    return make_add(make_mul(a, b), c);
+  }
+  return nullptr;
+}
+
+ExprPtr ScevToExpr::translateUnknown(const Value* V, unsigned bits) {
+  if (const auto* A = dyn_cast<Argument>(V)) {
+    if (A->getParent() == &F && A->getType()->isIntegerTy()) return Expr::arg(A->getArgNo());
+    return fail("argument of unexpected type");
+  }
+  NDVar var;
+  unsigned dim;
+  if (ndrangeBuiltin(V, &var, &dim)) return Expr::ndvar(var, dim);
+  const auto* I = dyn_cast<Instruction>(V);
+  if (!I) return fail("unsupported constant expression");
+  std::string where = describeLocation(I);
+  if (isa<LoadInst>(I)) return fail("index loaded from memory (indirection) at " + where);
+  if (const auto* C = dyn_cast<CallInst>(I); C && C->getCalledFunction())
+    if (ExprPtr e = translateIntegerBuiltin(C)) return e;
+  if (!Reason.empty()) return nullptr;
+  if (const auto* C = dyn_cast<CallInst>(I))
+    return fail("result of call to '" +
+                (C->getCalledFunction() ? C->getCalledFunction()->getName().str() : std::string("?")) +
+                "' at " + where);
+  // Both sides of a select / a merge of non-loop paths: the hull covers the
+  // value actually taken (each side congruent modulo 2^W; consumers check).
+  auto hullOf = [&](ArrayRef<const Value*> Options) -> ExprPtr {
+    if (Active.contains(I) || Options.size() > 8) return fail("value merged from too many paths at " + where);
+    Active.insert(I);
+    ExprPtr lo, hi;
+    for (const Value* O : Options) {
+      ExprPtr e = translateValue(O);
+      if (!e) {
+        Active.erase(I);
+        return nullptr;
+      }
+      lo = lo ? make_min(lo, e) : e;
+      hi = hi ? make_max(hi, e) : e;
+    }
+    Active.erase(I);
+    return make_range(lo, hi);
+  };
+  if (const auto* Sel = dyn_cast<SelectInst>(I)) return hullOf({Sel->getTrueValue(), Sel->getFalseValue()});
+  if (const auto* Phi = dyn_cast<PHINode>(I)) {
+    if (LI.isLoopHeader(Phi->getParent())) return fail("loop-carried value that is not an induction at " + where);
+    SmallVector<const Value*, 4> In(Phi->incoming_values().begin(), Phi->incoming_values().end());
+    return hullOf(In);
+  }
+  // Masks and remainders by constants bound the value whatever the operand.
+  if (const auto* B = dyn_cast<BinaryOperator>(I)) {
+    const auto* C = dyn_cast<ConstantInt>(B->getOperand(1));
+    if (C && bits <= 64) {
+      int64_t c = C->getSExtValue();
+      if (B->getOpcode() == Instruction::And && c >= 0) return make_range(Expr::constant(0), Expr::constant(c));
+      if (B->getOpcode() == Instruction::URem && c > 0) return make_range(Expr::constant(0), Expr::constant(c - 1));
+      if (B->getOpcode() == Instruction::SRem && c != 0 && c != std::numeric_limits<int64_t>::min()) {
+        int64_t m = (c < 0 ? -c : c) - 1;
+        return make_range(Expr::constant(-m), Expr::constant(m));
+      }
+    }
+    return fail("unsupported '" + std::string(B->getOpcodeName()) + "' in index at " + where);
+  }
+  return fail("unsupported '" + std::string(I->getOpcodeName()) + "' in index at " + where);
+}
+
+}  // namespace libsplit

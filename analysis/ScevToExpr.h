@@ -1,0 +1,67 @@
+// Translation of ScalarEvolution expressions into region expressions
+// (libsplit::Expr), soundly.
+//
+// SCEV arithmetic wraps modulo 2^W (W = the expression's bit width); region
+// expressions are evaluated exactly in int64 at run time. translate() returns
+// an Expr whose exact value is congruent to the SCEV's value modulo 2^W;
+// wherever the interpretation matters (extensions, unsigned division,
+// min/max, comparisons) the operand is wrapped in fits_iW / fits_uW, which
+// make the run-time evaluation fail (= whole buffer) instead of silently
+// differing from the kernel's wrapping arithmetic. Loop recurrences become
+// (range first last) over the backedge-taken count.
+#pragma once
+
+#include "libsplit/region.h"
+
+#include <llvm/ADT/SmallPtrSet.h>
+
+#include <string>
+
+namespace llvm {
+class CallInst;
+class Function;
+class Instruction;
+class LoopInfo;
+class ScalarEvolution;
+class SCEV;
+class Value;
+}  // namespace llvm
+
+namespace libsplit {
+
+// "line 12" from debug info, else the instruction as text.
+std::string describeLocation(const llvm::Instruction* I);
+
+// The NDRange variable a call computes (get_global_id(0) ...), if any.
+bool ndrangeBuiltin(const llvm::Value* V, NDVar* var, unsigned* dim);
+
+class ScevToExpr {
+ public:
+  ScevToExpr(llvm::ScalarEvolution& SE, llvm::LoopInfo& LI, const llvm::Function& F)
+      : SE(SE), LI(LI), F(F) {}
+
+  // nullptr when the value cannot be expressed; reason() then says why.
+  libsplit::ExprPtr translate(const llvm::SCEV* S);
+  // translate() of S read as a signed / unsigned W-bit integer.
+  libsplit::ExprPtr translateAs(const llvm::SCEV* S, bool is_signed);
+  const std::string& reason() const { return Reason; }
+
+ private:
+  libsplit::ExprPtr fail(std::string why);
+  libsplit::ExprPtr translateUnknown(const llvm::Value* V, unsigned bits);
+  libsplit::ExprPtr translateValue(const llvm::Value* V);
+  libsplit::ExprPtr translateIntegerBuiltin(const llvm::CallInst* C);
+
+  llvm::ScalarEvolution& SE;
+  llvm::LoopInfo& LI;
+  const llvm::Function& F;
+  std::string Reason;
+  llvm::SmallPtrSet<const llvm::Value*, 8> Active;  // phis/selects being expanded
+  unsigned Depth = 0;
+};
+
+// Whether e mentions a work-item id (gid/lid/grp): such expressions are not
+// uniform and cannot bound a guard.
+bool mentionsWorkItemId(const libsplit::Expr& e);
+
+}  // namespace libsplit
