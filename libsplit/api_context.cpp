@@ -1,0 +1,156 @@
+// Contexts, device info answered for the whole device set, extension lookup.
+#include "api.h"
+#include "objects.h"
+#include "real_api.h"
+#include "runtime.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+namespace libsplit {
+
+namespace {
+
+cl_context wrap_context(cl_context real_ctx, const cl_context_properties* props) {
+  auto* c = new _cl_context;
+  c->real = real_ctx;
+  cl_uint n = 0;
+  real().clGetContextInfo(real_ctx, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, nullptr);
+  c->devices.resize(n);
+  real().clGetContextInfo(real_ctx, CL_CONTEXT_DEVICES, n * sizeof(cl_device_id), c->devices.data(),
+                          nullptr);
+  for (const cl_context_properties* p = props; p && *p; p += 2) {
+    c->properties.push_back(p[0]);
+    c->properties.push_back(p[1]);
+  }
+  if (props) c->properties.push_back(0);
+  return c;
+}
+
+}  // namespace
+
+namespace api {
+
+cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_devices,
+                           const cl_device_id* devices,
+                           void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t, void*),
+                           void* user_data, cl_int* errcode_ret) {
+  // The native context validates the arguments and gives native errors.
+  cl_context r = real().clCreateContext(properties, num_devices, devices, pfn_notify, user_data,
+                                        errcode_ret);
+  if (!r) return nullptr;
+  return wrap_context(r, properties);
+}
+
+cl_context clCreateContextFromType(const cl_context_properties* properties,
+                                   cl_device_type device_type,
+                                   void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t,
+                                                                 void*),
+                                   void* user_data, cl_int* errcode_ret) {
+  cl_context r =
+      real().clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
+  if (!r) return nullptr;
+  return wrap_context(r, properties);
+}
+
+cl_int clRetainContext(cl_context c) {
+  if (!valid(c)) return CL_INVALID_CONTEXT;
+  retain(c);
+  return CL_SUCCESS;
+}
+
+cl_int clReleaseContext(cl_context c) {
+  if (!valid(c)) return CL_INVALID_CONTEXT;
+  release(c);
+  return CL_SUCCESS;
+}
+
+cl_int clGetContextInfo(cl_context c, cl_context_info param, size_t size, void* value,
+                        size_t* size_ret) {
+  if (!valid(c)) return CL_INVALID_CONTEXT;
+  switch (param) {
+    case CL_CONTEXT_REFERENCE_COUNT: return set_info_value(size, value, size_ret, ref_count(c));
+    case CL_CONTEXT_NUM_DEVICES:
+      return set_info_value(size, value, size_ret, static_cast<cl_uint>(c->devices.size()));
+    case CL_CONTEXT_DEVICES:
+      return set_info(size, value, size_ret, c->devices.data(),
+                      c->devices.size() * sizeof(cl_device_id));
+    case CL_CONTEXT_PROPERTIES:
+      return set_info(size, value, size_ret, c->properties.data(),
+                      c->properties.size() * sizeof(cl_context_properties));
+    default: return real().clGetContextInfo(c->real, param, size, value, size_ret);
+  }
+}
+
+cl_int clSetContextDestructorCallback(cl_context c, void(CL_CALLBACK* fn)(cl_context, void*),
+                                      void* user) {
+  if (!valid(c)) return CL_INVALID_CONTEXT;
+  if (!fn) return CL_INVALID_VALUE;
+  std::lock_guard lock(c->mutex);
+  c->destructor_callbacks.emplace_back(fn, user);
+  return CL_SUCCESS;
+}
+
+cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size, void* value,
+                       size_t* size_ret) {
+  cl_int err = real().clGetDeviceInfo(device, param, size, value, size_ret);
+  Runtime& rt = runtime();
+  if (err != CL_SUCCESS || !value || rt.device_index(device) < 0) return err;
+  // Sizing limits: the most every device of the set honours, so launches the
+  // app sizes for "its" device fit every device.
+  auto lower = [&](auto pick) {
+    using T = decltype(pick(rt.devices[0]));
+    if (size < sizeof(T)) return;
+    T v;
+    std::memcpy(&v, value, sizeof v);
+    for (auto& d : rt.devices) v = std::min(v, pick(d));
+    std::memcpy(value, &v, sizeof v);
+  };
+  switch (param) {
+    case CL_DEVICE_MAX_WORK_GROUP_SIZE: lower([](const Device& d) { return d.max_work_group_size; }); break;
+    case CL_DEVICE_LOCAL_MEM_SIZE: lower([](const Device& d) { return d.local_mem; }); break;
+    case CL_DEVICE_MAX_MEM_ALLOC_SIZE: lower([](const Device& d) { return d.max_alloc; }); break;
+    case CL_DEVICE_GLOBAL_MEM_SIZE: lower([](const Device& d) { return d.global_mem; }); break;
+    case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: lower([](const Device& d) { return d.max_constant; }); break;
+    case CL_DEVICE_MAX_WORK_ITEM_SIZES: {
+      size_t dims = std::min<size_t>(3, size / sizeof(size_t));
+      auto* v = static_cast<size_t*>(value);
+      for (size_t i = 0; i < dims; ++i)
+        for (auto& d : rt.devices) v[i] = std::min(v[i], d.max_work_item_sizes[i]);
+      break;
+    }
+    case CL_DEVICE_MEM_BASE_ADDR_ALIGN: {
+      if (size < sizeof(cl_uint)) break;
+      cl_uint v;
+      std::memcpy(&v, value, sizeof v);
+      for (auto& d : rt.devices) v = std::max(v, d.base_addr_align);
+      std::memcpy(value, &v, sizeof v);
+      break;
+    }
+    default: break;
+  }
+  return err;
+}
+
+// Our own exported entry point of that name (core or the table's), else null.
+void* clGetExtensionFunctionAddress(const char* name) {
+  if (!name) return nullptr;
+  static const char* const ours[] = {
+#define CL_API(kind, ret, fn, params, args) #fn,
+#include "cl_api_table.def"
+#undef CL_API
+  };
+  for (const char* o : ours)
+    if (std::strcmp(o, name) == 0) return dlsym(RTLD_DEFAULT, name);
+  return nullptr;
+}
+
+void* clGetExtensionFunctionAddressForPlatform(cl_platform_id, const char* name) {
+  return api::clGetExtensionFunctionAddress(name);
+}
+
+}  // namespace api
+}  // namespace libsplit

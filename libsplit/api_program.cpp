@@ -1,0 +1,271 @@
+// Programs and kernels. The app's program is built natively on the app's own
+// context (errors, logs and binaries answer like native); the programs that
+// execute are built per platform on libsplit's contexts at the first launch
+// (program_prep.cpp).
+#include "api.h"
+#include "objects.h"
+#include "real_api.h"
+#include "runtime.h"
+
+#include <cstring>
+
+namespace libsplit {
+
+namespace {
+
+cl_program wrap_program(cl_context ctx, cl_program native) {
+  auto* p = new _cl_program;
+  p->context = ctx;
+  retain(ctx);
+  p->native = native;
+  return p;
+}
+
+cl_kernel wrap_kernel(cl_program p, cl_kernel native) {
+  auto* k = new _cl_kernel;
+  k->program = p;
+  retain(p);
+  k->native = native;
+  size_t n = 0;
+  real().clGetKernelInfo(native, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &n);
+  k->name.resize(n);
+  real().clGetKernelInfo(native, CL_KERNEL_FUNCTION_NAME, n, k->name.data(), nullptr);
+  while (!k->name.empty() && k->name.back() == '\0') k->name.pop_back();
+  real().clGetKernelInfo(native, CL_KERNEL_NUM_ARGS, sizeof k->num_args, &k->num_args, nullptr);
+  k->args.resize(k->num_args);
+  k->address.resize(k->num_args, 0);
+  for (cl_uint i = 0; i < k->num_args; ++i) {
+    cl_kernel_arg_address_qualifier q = 0;
+    if (real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q,
+                                  nullptr) == CL_SUCCESS)
+      k->address[i] = q;
+  }
+  ++p->kernels_attached;
+  return k;
+}
+
+}  // namespace
+
+namespace api {
+
+cl_program clCreateProgramWithSource(cl_context ctx, cl_uint count, const char** strings,
+                                     const size_t* lengths, cl_int* errcode_ret) {
+  if (!valid(ctx)) {
+    if (errcode_ret) *errcode_ret = CL_INVALID_CONTEXT;
+    return nullptr;
+  }
+  cl_program native = real().clCreateProgramWithSource(ctx->real, count, strings, lengths, errcode_ret);
+  if (!native) return nullptr;
+  cl_program p = wrap_program(ctx, native);
+  p->from_source = true;
+  for (cl_uint i = 0; i < count; ++i)
+    p->source += (lengths && lengths[i]) ? std::string(strings[i], lengths[i]) : std::string(strings[i]);
+  return p;
+}
+
+cl_program clCreateProgramWithBinary(cl_context ctx, cl_uint num_devices, const cl_device_id* devices,
+                                     const size_t* lengths, const unsigned char** binaries,
+                                     cl_int* binary_status, cl_int* errcode_ret) {
+  if (!valid(ctx)) {
+    if (errcode_ret) *errcode_ret = CL_INVALID_CONTEXT;
+    return nullptr;
+  }
+  cl_program native = real().clCreateProgramWithBinary(ctx->real, num_devices, devices, lengths,
+                                                       binaries, binary_status, errcode_ret);
+  if (!native) return nullptr;
+  cl_program p = wrap_program(ctx, native);
+  for (cl_uint i = 0; i < num_devices; ++i) {
+    p->binary_devices.push_back(devices[i]);
+    p->binaries.emplace_back(binaries[i], binaries[i] + lengths[i]);
+  }
+  return p;
+}
+
+cl_program clCreateProgramWithIL(cl_context ctx, const void* il, size_t length, cl_int* errcode_ret) {
+  if (!valid(ctx)) {
+    if (errcode_ret) *errcode_ret = CL_INVALID_CONTEXT;
+    return nullptr;
+  }
+  cl_program native = real().clCreateProgramWithIL(ctx->real, il, length, errcode_ret);
+  if (!native) return nullptr;
+  cl_program p = wrap_program(ctx, native);
+  p->il.assign(static_cast<const unsigned char*>(il), static_cast<const unsigned char*>(il) + length);
+  return p;
+}
+
+cl_int clRetainProgram(cl_program p) {
+  if (!valid(p)) return CL_INVALID_PROGRAM;
+  retain(p);
+  return CL_SUCCESS;
+}
+
+cl_int clReleaseProgram(cl_program p) {
+  if (!valid(p)) return CL_INVALID_PROGRAM;
+  release(p);
+  return CL_SUCCESS;
+}
+
+cl_int clBuildProgram(cl_program p, cl_uint num_devices, const cl_device_id* devices,
+                      const char* options, void(CL_CALLBACK* notify)(cl_program, void*),
+                      void* user_data) {
+  if (!valid(p)) return CL_INVALID_PROGRAM;
+  if (!notify && user_data) return CL_INVALID_VALUE;
+  cl_int err = real().clBuildProgram(p->native, num_devices, devices, options, nullptr, nullptr);
+  if (err == CL_SUCCESS) {
+    std::lock_guard exec(runtime().exec_mutex);
+    p->options = options ? options : "";
+    for (cl_program pp : p->per_platform)
+      if (pp) real().clReleaseProgram(pp);
+    p->per_platform.clear();
+    p->mode = _cl_program::Mode::Unprepared;
+  }
+  if (notify) notify(p, user_data);
+  return err;
+}
+
+cl_int clSetProgramReleaseCallback(cl_program p, void(CL_CALLBACK* fn)(cl_program, void*), void* user) {
+  if (!valid(p)) return CL_INVALID_PROGRAM;
+  if (!fn) return CL_INVALID_VALUE;
+  p->release_callbacks.emplace_back(fn, user);
+  return CL_SUCCESS;
+}
+
+cl_int clGetProgramInfo(cl_program p, cl_program_info param, size_t size, void* value, size_t* size_ret) {
+  if (!valid(p)) return CL_INVALID_PROGRAM;
+  switch (param) {
+    case CL_PROGRAM_REFERENCE_COUNT: return set_info_value(size, value, size_ret, ref_count(p));
+    case CL_PROGRAM_CONTEXT: return set_info_value(size, value, size_ret, p->context);
+    default: return real().clGetProgramInfo(p->native, param, size, value, size_ret);
+  }
+}
+
+cl_int clGetProgramBuildInfo(cl_program p, cl_device_id device, cl_program_build_info param,
+                             size_t size, void* value, size_t* size_ret) {
+  if (!valid(p)) return CL_INVALID_PROGRAM;
+  return real().clGetProgramBuildInfo(p->native, device, param, size, value, size_ret);
+}
+
+cl_kernel clCreateKernel(cl_program p, const char* name, cl_int* errcode_ret) {
+  if (!valid(p)) {
+    if (errcode_ret) *errcode_ret = CL_INVALID_PROGRAM;
+    return nullptr;
+  }
+  cl_kernel native = real().clCreateKernel(p->native, name, errcode_ret);
+  if (!native) return nullptr;
+  return wrap_kernel(p, native);
+}
+
+cl_int clCreateKernelsInProgram(cl_program p, cl_uint num_kernels, cl_kernel* kernels,
+                                cl_uint* num_ret) {
+  if (!valid(p)) return CL_INVALID_PROGRAM;
+  std::vector<cl_kernel> natives(kernels ? num_kernels : 0);
+  cl_uint n = 0;
+  cl_int err = real().clCreateKernelsInProgram(p->native, num_kernels,
+                                               kernels ? natives.data() : nullptr, &n);
+  if (err != CL_SUCCESS) return err;
+  if (num_ret) *num_ret = n;
+  if (kernels)
+    for (cl_uint i = 0; i < n && i < num_kernels; ++i) kernels[i] = wrap_kernel(p, natives[i]);
+  return CL_SUCCESS;
+}
+
+cl_kernel clCloneKernel(cl_kernel source, cl_int* errcode_ret) {
+  if (!valid(source)) {
+    if (errcode_ret) *errcode_ret = CL_INVALID_KERNEL;
+    return nullptr;
+  }
+  cl_kernel native = real().clCloneKernel(source->native, errcode_ret);
+  if (!native) return nullptr;
+  cl_kernel k = wrap_kernel(source->program, native);
+  std::lock_guard lock(source->mutex);
+  k->args = source->args;
+  for (auto& a : k->args)
+    if (a.kind == ArgValue::Kind::Mem && a.mem) retain(a.mem);
+  return k;
+}
+
+cl_int clRetainKernel(cl_kernel k) {
+  if (!valid(k)) return CL_INVALID_KERNEL;
+  retain(k);
+  return CL_SUCCESS;
+}
+
+cl_int clReleaseKernel(cl_kernel k) {
+  if (!valid(k)) return CL_INVALID_KERNEL;
+  release(k);
+  return CL_SUCCESS;
+}
+
+cl_int clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void* value) {
+  if (!valid(k)) return CL_INVALID_KERNEL;
+  if (index >= k->num_args) return CL_INVALID_ARG_INDEX;
+  cl_kernel_arg_address_qualifier aq = k->address[index];
+  bool buffer_arg = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL || aq == CL_KERNEL_ARG_ADDRESS_CONSTANT;
+  if (!aq && value && size == sizeof(cl_mem)) buffer_arg = valid(*static_cast<const cl_mem*>(value));
+  ArgValue a;
+  if (buffer_arg) {
+    if (size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+    cl_mem m = value ? *static_cast<const cl_mem*>(value) : nullptr;
+    if (m && !valid(m)) return CL_INVALID_MEM_OBJECT;
+    // The native kernel checks index and size with a null buffer.
+    cl_mem none = nullptr;
+    if (cl_int err = real().clSetKernelArg(k->native, index, size, &none)) return err;
+    a.kind = ArgValue::Kind::Mem;
+    a.mem = m;
+    if (m) retain(m);
+  } else {
+    if (cl_int err = real().clSetKernelArg(k->native, index, size, value)) return err;
+    if (!value) {
+      a.kind = ArgValue::Kind::Local;
+      a.local_size = size;
+    } else {
+      a.kind = ArgValue::Kind::Bytes;
+      a.bytes.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
+    }
+  }
+  std::lock_guard lock(k->mutex);
+  ArgValue& slot = k->args[index];
+  if (slot.kind == ArgValue::Kind::Mem && slot.mem) release(slot.mem);
+  slot = std::move(a);
+  return CL_SUCCESS;
+}
+
+cl_int clGetKernelInfo(cl_kernel k, cl_kernel_info param, size_t size, void* value, size_t* size_ret) {
+  if (!valid(k)) return CL_INVALID_KERNEL;
+  switch (param) {
+    case CL_KERNEL_REFERENCE_COUNT: return set_info_value(size, value, size_ret, ref_count(k));
+    case CL_KERNEL_CONTEXT: return set_info_value(size, value, size_ret, k->program->context);
+    case CL_KERNEL_PROGRAM: return set_info_value(size, value, size_ret, k->program);
+    default: return real().clGetKernelInfo(k->native, param, size, value, size_ret);
+  }
+}
+
+cl_int clGetKernelArgInfo(cl_kernel k, cl_uint index, cl_kernel_arg_info param, size_t size,
+                          void* value, size_t* size_ret) {
+  if (!valid(k)) return CL_INVALID_KERNEL;
+  return real().clGetKernelArgInfo(k->native, index, param, size, value, size_ret);
+}
+
+cl_int clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id device, cl_kernel_work_group_info param,
+                                size_t size, void* value, size_t* size_ret) {
+  if (!valid(k)) return CL_INVALID_KERNEL;
+  cl_int err = real().clGetKernelWorkGroupInfo(k->native, device, param, size, value, size_ret);
+  if (err == CL_SUCCESS && value && param == CL_KERNEL_WORK_GROUP_SIZE && size >= sizeof(size_t)) {
+    size_t v;
+    std::memcpy(&v, value, sizeof v);
+    v = std::min(v, runtime().min_max_work_group_size());
+    std::memcpy(value, &v, sizeof v);
+  }
+  return err;
+}
+
+cl_int clGetKernelSubGroupInfo(cl_kernel k, cl_device_id device, cl_kernel_sub_group_info param,
+                               size_t in_size, const void* in_value, size_t size, void* value,
+                               size_t* size_ret) {
+  if (!valid(k)) return CL_INVALID_KERNEL;
+  return real().clGetKernelSubGroupInfo(k->native, device, param, in_size, in_value, size, value,
+                                        size_ret);
+}
+
+}  // namespace api
+}  // namespace libsplit

@@ -1,0 +1,99 @@
+#include "buffer_data.h"
+
+#include "real_api.h"
+#include "runtime.h"
+
+namespace libsplit {
+
+namespace {
+void size_state(BufferStore& s) {
+  size_t n = runtime().devices.size();
+  if (s.dev_mem.size() < n) s.dev_mem.resize(n, nullptr);
+  if (s.dev_valid.size() < n) s.dev_valid.resize(n);
+}
+}  // namespace
+
+cl_mem device_buffer(BufferStore& s, unsigned device, cl_int* err) {
+  size_state(s);
+  *err = CL_SUCCESS;
+  if (!s.dev_mem[device]) {
+    Runtime& rt = runtime();
+    s.dev_mem[device] = real().clCreateBuffer(rt.contexts[rt.devices[device].slot],
+                                              CL_MEM_READ_WRITE, s.size, nullptr, err);
+  }
+  return s.dev_mem[device];
+}
+
+cl_mem device_arg(cl_mem m, unsigned device, cl_int* err) {
+  BufferStore& s = *m->store;
+  cl_mem whole = device_buffer(s, device, err);
+  if (!whole || !m->parent) return whole;
+  auto key = std::make_tuple(device, m->origin, m->size);
+  auto it = s.dev_sub.find(key);
+  if (it != s.dev_sub.end()) return it->second;
+  cl_buffer_region region{m->origin, m->size};
+  cl_mem sub = real().clCreateSubBuffer(whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
+                                        &region, err);
+  if (sub) s.dev_sub.emplace(key, sub);
+  return sub;
+}
+
+cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats) {
+  auto missing = s.host_valid.missing(r);
+  if (missing.empty()) return CL_SUCCESS;
+  size_state(s);
+  Runtime& rt = runtime();
+  for (const Range& m : missing) {
+    for (unsigned d = 0; d < s.dev_valid.size(); ++d) {
+      for (const Range& p : s.dev_valid[d].present(m)) {
+        if (s.host_valid.covers(p)) continue;
+        cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE,
+                                                p.begin, p.size(), s.shadow + p.begin, 0,
+                                                nullptr, nullptr);
+        if (err != CL_SUCCESS) return err;
+        s.host_valid.add(p);
+        if (stats) stats->bytes_to_host += p.size();
+      }
+    }
+  }
+  // Bytes valid nowhere (never written) keep the shadow's contents.
+  s.host_valid.add(r);
+  return CL_SUCCESS;
+}
+
+cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* stats) {
+  size_state(s);
+  auto missing = s.dev_valid[device].missing(r);
+  if (missing.empty()) return CL_SUCCESS;
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = device_buffer(s, device, &err);
+  if (!mem) return err;
+  cl_command_queue q = runtime().devices[device].queue;
+  for (const Range& m : missing) {
+    if ((err = ensure_host(s, m, stats))) return err;
+    err = real().clEnqueueWriteBuffer(q, mem, CL_FALSE, m.begin, m.size(), s.shadow + m.begin, 0,
+                                      nullptr, nullptr);
+    if (err != CL_SUCCESS) return err;
+    s.dev_valid[device].add(m);
+    if (stats) stats->bytes_to_device += m.size();
+  }
+  return CL_SUCCESS;
+}
+
+void wrote_host(BufferStore& s, Range r) {
+  s.host_valid.add(r);
+  for (auto& v : s.dev_valid) v.remove(r);
+}
+
+void wrote_device(BufferStore& s, unsigned device, Range r) {
+  size_state(s);
+  s.host_valid.remove(r);
+  for (unsigned d = 0; d < s.dev_valid.size(); ++d) {
+    if (d == device)
+      s.dev_valid[d].add(r);
+    else
+      s.dev_valid[d].remove(r);
+  }
+}
+
+}  // namespace libsplit

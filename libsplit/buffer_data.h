@@ -1,0 +1,33 @@
+// Moving the bytes of virtual buffers between the host shadow and the
+// devices' copies. Called with the runtime's exec lock held.
+#pragma once
+
+#include "objects.h"
+
+namespace libsplit {
+
+struct TransferStats {
+  uint64_t bytes_to_device = 0, bytes_to_host = 0;
+};
+
+// Root-store range of an app buffer's [offset, offset+size).
+inline Range root_range(cl_mem m, uint64_t offset, uint64_t size) {
+  return {m->origin + offset, m->origin + offset + size};
+}
+
+// The device's copy of the whole store (created on first use).
+cl_mem device_buffer(BufferStore& s, unsigned device, cl_int* err);
+// What a kernel on `device` receives for app buffer m (a device sub-buffer
+// for app sub-buffers).
+cl_mem device_arg(cl_mem m, unsigned device, cl_int* err);
+
+// Makes r valid on the host (reads back from devices what is missing).
+cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats = nullptr);
+// Makes r valid on the device (through the host). Writes are queued on the
+// device's queue, not waited for: later commands on that queue see them.
+cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);
+// r was written on the host / on the device: every other copy is stale.
+void wrote_host(BufferStore& s, Range r);
+void wrote_device(BufferStore& s, unsigned device, Range r);
+
+}  // namespace libsplit

@@ -1,0 +1,132 @@
+#include "cc_client.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace libsplit {
+
+namespace {
+
+bool executable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
+
+std::string read_file(const std::string& path, bool* ok) {
+  std::ifstream in(path, std::ios::binary);
+  *ok = static_cast<bool>(in);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+std::string our_directory() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&find_cc), &info) || !info.dli_fname) return "";
+  std::string path = info.dli_fname;
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::vector<std::string> split_options(const std::string& options) {
+  std::vector<std::string> words;
+  std::string cur;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : options) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else cur += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(cur), cur.clear(), in_word = false;
+    } else {
+      cur += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(cur);
+  return words;
+}
+
+std::string find_cc(const std::string& configured) {
+  if (!configured.empty()) return executable(configured) ? configured : "";
+  std::string dir = our_directory();
+  for (const std::string& p : {dir + "/libsplit-cc", dir + "/../passes/libsplit-cc"})
+    if (executable(p)) return p;
+  if (const char* path = std::getenv("PATH")) {
+    std::string all = path;
+    size_t start = 0;
+    while (start <= all.size()) {
+      size_t colon = all.find(':', start);
+      if (colon == std::string::npos) colon = all.size();
+      std::string p = all.substr(start, colon - start) + "/libsplit-cc";
+      if (executable(p)) return p;
+      start = colon + 1;
+    }
+  }
+  return "";
+}
+
+CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options) {
+  CcResult r;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/libsplit-XXXXXX";
+  if (!mkdtemp(templ.data())) {
+    r.error = "cannot create a temporary directory";
+    return r;
+  }
+  const std::string dir = templ;
+  const std::string input = dir + "/input.cl", log = dir + "/cc.log";
+  {
+    std::ofstream out(input, std::ios::binary);
+    out << source;
+  }
+  std::vector<std::string> words = {cc, "-o", dir, input, "--"};
+  for (auto& w : split_options(options)) words.push_back(w);
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, cc.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (rc == 0) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  bool ok1 = false, ok2 = false, ok3 = false;
+  std::string diagnostics = read_file(log, &ok3);
+  if (rc != 0) {
+    r.error = "cannot spawn " + cc + ": " + std::strerror(rc);
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    r.error = "libsplit-cc failed: " + diagnostics.substr(0, 400);
+  } else {
+    r.partition_ready = read_file(dir + "/partition-ready.cl", &ok1);
+    r.summary_json = read_file(dir + "/summary.json", &ok2);
+    r.ok = ok1 && ok2;
+    if (!r.ok) r.error = "libsplit-cc wrote no output";
+  }
+  for (const char* f : {"/input.cl", "/cc.log", "/partition-ready.cl", "/summary.json"})
+    unlink((dir + f).c_str());
+  rmdir(dir.c_str());
+  return r;
+}
+
+}  // namespace libsplit

@@ -1,0 +1,25 @@
+// Running libsplit-cc out of process (posix_spawn, no shell).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace libsplit {
+
+struct CcResult {
+  bool ok = false;
+  std::string partition_ready;  // OUTDIR/partition-ready.cl
+  std::string summary_json;     // OUTDIR/summary.json
+  std::string error;            // why not ok (tool missing, exit status, its stderr)
+};
+
+// Path of libsplit-cc: LIBSPLIT_CC, next to libsplit.so, ../passes/ of it
+// (build tree), then PATH. Empty when none is executable.
+std::string find_cc(const std::string& configured);
+
+CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options);
+
+// Splits build options into words (whitespace separated, "..." and '...' kept together).
+std::vector<std::string> split_options(const std::string& options);
+
+}  // namespace libsplit

@@ -1,0 +1,152 @@
+#include "objects.h"
+
+#include "real_api.h"
+#include "runtime.h"
+
+#include <chrono>
+#include <cstring>
+
+namespace libsplit {
+
+BufferStore::~BufferStore() {
+  for (auto& [key, m] : dev_sub) real().clReleaseMemObject(m);
+  for (cl_mem m : dev_mem)
+    if (m) real().clReleaseMemObject(m);
+}
+
+cl_ulong now_ns() {
+  return static_cast<cl_ulong>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+cl_int set_info(size_t size, void* value, size_t* size_ret, const void* data, size_t n) {
+  if (value) {
+    if (size < n) return CL_INVALID_VALUE;
+    if (n) std::memcpy(value, data, n);
+  }
+  if (size_ret) *size_ret = n;
+  return CL_SUCCESS;
+}
+
+namespace {
+bool drop(ObjHeader* h) { return h->refs.fetch_sub(1) == 1; }
+}  // namespace
+
+void release(cl_context c) {
+  if (!drop(&c->hdr)) return;
+  // Destructor callbacks run in reverse order of registration.
+  for (auto it = c->destructor_callbacks.rbegin(); it != c->destructor_callbacks.rend(); ++it)
+    it->first(c, it->second);
+  if (c->real) real().clReleaseContext(c->real);
+  c->hdr.magic = 0;
+  delete c;
+}
+
+void release(cl_command_queue q) {
+  if (q->hdr.refs.load() == 1) stop_queue(q);  // implicit flush; wait for the worker
+  if (!drop(&q->hdr)) return;
+  cl_context ctx = q->context;
+  q->hdr.magic = 0;
+  delete q;
+  release(ctx);
+}
+
+void release(cl_mem m) {
+  if (!drop(&m->hdr)) return;
+  for (auto it = m->destructor_callbacks.rbegin(); it != m->destructor_callbacks.rend(); ++it)
+    it->first(m, it->second);
+  cl_mem parent = m->parent;
+  cl_context ctx = m->context;
+  m->hdr.magic = 0;
+  delete m;
+  if (parent) release(parent);
+  release(ctx);
+}
+
+void release(cl_program p) {
+  if (!drop(&p->hdr)) return;
+  for (auto it = p->release_callbacks.rbegin(); it != p->release_callbacks.rend(); ++it)
+    it->first(p, it->second);
+  for (cl_program pp : p->per_platform)
+    if (pp) real().clReleaseProgram(pp);
+  if (p->native) real().clReleaseProgram(p->native);
+  cl_context ctx = p->context;
+  p->hdr.magic = 0;
+  delete p;
+  release(ctx);
+}
+
+void release(cl_kernel k) {
+  if (!drop(&k->hdr)) return;
+  for (auto& a : k->args)
+    if (a.kind == ArgValue::Kind::Mem && a.mem) release(a.mem);
+  for (cl_kernel dk : k->per_device)
+    if (dk) real().clReleaseKernel(dk);
+  if (k->native) real().clReleaseKernel(k->native);
+  cl_program p = k->program;
+  k->hdr.magic = 0;
+  delete k;
+  release(p);
+}
+
+void release(cl_event e) {
+  if (!drop(&e->hdr)) return;
+  cl_context ctx = e->context;
+  e->hdr.magic = 0;
+  delete e;
+  if (ctx) release(ctx);
+}
+
+cl_event new_event(cl_context ctx, cl_command_queue q, cl_command_type type) {
+  auto* e = new _cl_event;
+  e->context = ctx;
+  retain(ctx);
+  e->queue = q;
+  e->type = type;
+  e->profiling = q && (q->properties & CL_QUEUE_PROFILING_ENABLE);
+  e->times[0] = now_ns();
+  return e;
+}
+
+void set_event_status(cl_event e, cl_int status) {
+  std::vector<_cl_event::Callback> due;
+  {
+    std::lock_guard lock(e->mutex);
+    if (e->status <= CL_COMPLETE) return;  // already final
+    cl_ulong t = now_ns();
+    if (status <= CL_SUBMITTED && !e->times[1]) e->times[1] = t;
+    if (status <= CL_RUNNING && !e->times[2]) e->times[2] = t;
+    if (status <= CL_COMPLETE) e->times[3] = e->times[4] = t;
+    e->status = status;
+    auto& cbs = e->callbacks;
+    for (auto it = cbs.begin(); it != cbs.end();) {
+      if (status <= it->on) {
+        due.push_back(*it);
+        it = cbs.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  e->cv.notify_all();
+  for (auto& cb : due) cb.fn(e, status < 0 ? status : cb.on, cb.user);
+}
+
+cl_int wait_event(cl_event e) {
+  std::unique_lock lock(e->mutex);
+  e->cv.wait(lock, [&] { return e->status <= CL_COMPLETE; });
+  return e->status;
+}
+
+void stop_queue(cl_command_queue q) {
+  {
+    std::lock_guard lock(q->mutex);
+    if (q->stopping) return;
+    q->stopping = true;
+  }
+  q->cv.notify_all();
+  if (q->worker.joinable()) q->worker.join();
+}
+
+}  // namespace libsplit

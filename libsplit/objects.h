@@ -1,0 +1,215 @@
+// libsplit's own OpenCL objects. The app holds pointers to these; no vendor
+// handle of ours reaches the app and no app handle reaches a vendor driver.
+// Every object starts with a header (magic + kind + reference count) so a
+// handle can be checked before use.
+#pragma once
+
+#include "interval_set.h"
+#include "libsplit/summary.h"
+
+#include <CL/cl.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace libsplit {
+
+enum class ObjKind : uint32_t { Context = 1, Queue, Mem, Program, Kernel, Event };
+constexpr uint32_t kObjMagic = 0x6C73706Cu;  // "lspl"
+
+struct ObjHeader {
+  uint32_t magic = kObjMagic;
+  ObjKind kind;
+  std::atomic<int> refs{1};
+  explicit ObjHeader(ObjKind k) : kind(k) {}
+};
+
+// The data of one app buffer (a root buffer; sub-buffers share their
+// parent's): a host shadow plus one cl_mem per device, and which bytes are
+// valid where. Every byte is valid in at least one place.
+struct BufferStore {
+  uint64_t size = 0;
+  uint8_t* shadow = nullptr;        // USE_HOST_PTR: the app's memory
+  std::unique_ptr<uint8_t[]> owned; // otherwise ours
+  IntervalSet host_valid;
+  std::vector<cl_mem> dev_mem;      // per runtime device, created lazily
+  std::vector<IntervalSet> dev_valid;
+  // Device sub-buffers handed to kernels for app sub-buffers: (device, origin, size) -> mem.
+  std::map<std::tuple<unsigned, uint64_t, uint64_t>, cl_mem> dev_sub;
+  ~BufferStore();
+};
+
+struct ArgValue {
+  enum class Kind : uint8_t { Unset, Bytes, Local, Mem } kind = Kind::Unset;
+  std::vector<uint8_t> bytes;  // Bytes
+  size_t local_size = 0;       // Local
+  cl_mem mem = nullptr;        // Mem (ours; may be null)
+};
+
+}  // namespace libsplit
+
+struct _cl_context {
+  libsplit::ObjHeader hdr{libsplit::ObjKind::Context};
+  cl_context real = nullptr;  // native context over the app's devices: validation, native programs
+  std::vector<cl_device_id> devices;
+  std::vector<cl_context_properties> properties;  // as given, 0-terminated (empty if none)
+  std::mutex mutex;
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_context, void*), void*>> destructor_callbacks;
+};
+
+struct _cl_event;
+
+struct _cl_command_queue {
+  libsplit::ObjHeader hdr{libsplit::ObjKind::Queue};
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  unsigned home = 0;  // runtime device index running unsplit work
+  cl_command_queue_properties properties = 0;
+  std::vector<cl_queue_properties> properties_array;  // clCreateCommandQueueWithProperties
+  // Worker: executes commands in order once their wait lists completed.
+  struct Command {
+    std::vector<cl_event> waits;  // retained
+    cl_event event = nullptr;     // retained
+    std::function<cl_int()> run;
+  };
+  std::mutex mutex;
+  std::condition_variable cv, idle_cv;
+  std::deque<Command> commands;
+  size_t in_flight = 0;  // queued + running
+  bool stopping = false;
+  std::thread worker;
+};
+
+struct _cl_mem {
+  libsplit::ObjHeader hdr{libsplit::ObjKind::Mem};
+  cl_context context = nullptr;
+  cl_mem_flags flags = 0;
+  uint64_t size = 0;
+  void* host_ptr = nullptr;            // as given by the app
+  cl_mem parent = nullptr;             // sub-buffers: retained parent
+  uint64_t origin = 0;                 // offset in the root store
+  std::shared_ptr<libsplit::BufferStore> store;
+  std::vector<cl_mem_properties> properties;
+  std::atomic<cl_uint> map_count{0};
+  std::mutex mutex;
+  struct Mapping {
+    uint64_t offset, size;
+    cl_map_flags flags;
+  };
+  std::multimap<void*, Mapping> mappings;
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructor_callbacks;
+};
+
+struct _cl_program {
+  libsplit::ObjHeader hdr{libsplit::ObjKind::Program};
+  cl_context context = nullptr;
+  cl_program native = nullptr;  // on context->real: errors, logs, binaries, kernel validation
+  bool from_source = false;
+  std::string source;
+  std::vector<std::vector<unsigned char>> binaries;  // from clCreateProgramWithBinary
+  std::vector<cl_device_id> binary_devices;
+  std::vector<unsigned char> il;  // from clCreateProgramWithIL
+  std::string options;
+  std::atomic<int> kernels_attached{0};
+  // Execution side, prepared at the first launch (under the runtime's exec lock).
+  enum class Mode { Unprepared, Compiled, Plain, Whole, Failed } mode = Mode::Unprepared;
+  std::string mode_reason;
+  std::optional<libsplit::ProgramSummary> summary;
+  std::vector<cl_program> per_platform;  // by runtime platform slot
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_program, void*), void*>> release_callbacks;
+};
+
+struct _cl_kernel {
+  libsplit::ObjHeader hdr{libsplit::ObjKind::Kernel};
+  cl_program program = nullptr;  // retained
+  std::string name;
+  cl_kernel native = nullptr;
+  cl_uint num_args = 0;
+  std::mutex mutex;
+  std::vector<libsplit::ArgValue> args;
+  std::vector<cl_kernel_arg_address_qualifier> address;  // 0 when the driver does not say
+  std::vector<cl_kernel> per_device;  // on the program's per-platform programs, lazily
+};
+
+struct _cl_event {
+  libsplit::ObjHeader hdr{libsplit::ObjKind::Event};
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;  // null for user events
+  cl_command_type type = 0;
+  bool profiling = false;
+  std::mutex mutex;
+  std::condition_variable cv;
+  cl_int status = CL_QUEUED;
+  cl_ulong times[5] = {0, 0, 0, 0, 0};  // queued, submit, start, end, complete (ns)
+  struct Callback {
+    cl_int on;
+    void(CL_CALLBACK* fn)(cl_event, cl_int, void*);
+    void* user;
+  };
+  std::vector<Callback> callbacks;
+};
+
+namespace libsplit {
+
+template <class H>
+constexpr ObjKind kind_of();
+template <> constexpr ObjKind kind_of<cl_context>() { return ObjKind::Context; }
+template <> constexpr ObjKind kind_of<cl_command_queue>() { return ObjKind::Queue; }
+template <> constexpr ObjKind kind_of<cl_mem>() { return ObjKind::Mem; }
+template <> constexpr ObjKind kind_of<cl_program>() { return ObjKind::Program; }
+template <> constexpr ObjKind kind_of<cl_kernel>() { return ObjKind::Kernel; }
+template <> constexpr ObjKind kind_of<cl_event>() { return ObjKind::Event; }
+
+// True when h is a live libsplit object of the handle's kind.
+template <class H>
+bool valid(H h) {
+  if (!h) return false;
+  const ObjHeader* hdr = reinterpret_cast<const ObjHeader*>(h);
+  return hdr->magic == kObjMagic && hdr->kind == kind_of<H>() && hdr->refs.load() > 0;
+}
+
+template <class H>
+void retain(H h) {
+  reinterpret_cast<ObjHeader*>(h)->refs.fetch_add(1);
+}
+
+// Drops one reference; destroys the object at zero (definitions in objects.cpp).
+void release(cl_context);
+void release(cl_command_queue);
+void release(cl_mem);
+void release(cl_program);
+void release(cl_kernel);
+void release(cl_event);
+
+template <class H>
+cl_uint ref_count(H h) {
+  return static_cast<cl_uint>(reinterpret_cast<ObjHeader*>(h)->refs.load());
+}
+
+// Host clock in nanoseconds (profiling times of our events).
+cl_ulong now_ns();
+
+// Writes an info answer following the clGet*Info rules.
+cl_int set_info(size_t size, void* value, size_t* size_ret, const void* data, size_t n);
+template <class T>
+cl_int set_info_value(size_t size, void* value, size_t* size_ret, const T& v) {
+  return set_info(size, value, size_ret, &v, sizeof(T));
+}
+
+// Event life: status changes wake waiters and fire callbacks (outside locks).
+cl_event new_event(cl_context ctx, cl_command_queue q, cl_command_type type);
+void set_event_status(cl_event e, cl_int status);
+cl_int wait_event(cl_event e);  // returns the final status
+void stop_queue(cl_command_queue q);
+
+}  // namespace libsplit

@@ -1,0 +1,143 @@
+#include "runtime.h"
+
+#include "real_api.h"
+#include "trace.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace libsplit {
+
+namespace {
+
+const char* getenv_wrapper(const char* name) { return std::getenv(name); }
+
+template <class T>
+T device_value(cl_device_id d, cl_device_info what) {
+  T v{};
+  real().clGetDeviceInfo(d, what, sizeof v, &v, nullptr);
+  return v;
+}
+
+Runtime* create_runtime() {
+  auto* rt = new Runtime;  // never destroyed: worker threads may outlive static destructors
+  std::string warnings;
+  rt->controls = read_controls(getenv_wrapper, &warnings);
+  if (!warnings.empty()) fputs(warnings.c_str(), stderr);
+  if (rt->controls.disable) {
+    rt->why_not_splitting = "LIBSPLIT_DISABLE=1";
+    return rt;
+  }
+  const RealApi& api = real();
+  if (!api.clGetPlatformIDs) {
+    rt->why_not_splitting = "no OpenCL loader found";
+    return rt;
+  }
+  auto found = discover_devices({api.clGetPlatformIDs, api.clGetDeviceIDs, api.clGetDeviceInfo});
+  std::vector<DeviceDesc> descs;
+  for (auto& f : found) descs.push_back(f.desc);
+  DeviceSelection sel = select_devices(rt->controls.devices, descs);
+  if (!sel.error.empty()) {
+    fprintf(stderr, "libsplit: %s; not splitting\n", sel.error.c_str());
+    rt->why_not_splitting = sel.error;
+    return rt;
+  }
+  if (sel.chosen.size() < 2) {
+    rt->why_not_splitting = "fewer than 2 devices selected";
+    return rt;
+  }
+  for (unsigned i : sel.chosen) {
+    Device d;
+    d.platform = found[i].platform;
+    d.id = found[i].id;
+    d.name = found[i].desc.name;
+    auto slot = std::find(rt->platforms.begin(), rt->platforms.end(), d.platform);
+    d.slot = static_cast<unsigned>(slot - rt->platforms.begin());
+    if (slot == rt->platforms.end()) rt->platforms.push_back(d.platform);
+    d.max_work_group_size = device_value<size_t>(d.id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    real().clGetDeviceInfo(d.id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_work_item_sizes,
+                           d.max_work_item_sizes, nullptr);
+    d.local_mem = device_value<cl_ulong>(d.id, CL_DEVICE_LOCAL_MEM_SIZE);
+    d.max_alloc = device_value<cl_ulong>(d.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    d.global_mem = device_value<cl_ulong>(d.id, CL_DEVICE_GLOBAL_MEM_SIZE);
+    d.max_constant = device_value<cl_ulong>(d.id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+    d.base_addr_align = device_value<cl_uint>(d.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+    rt->devices.push_back(d);
+  }
+  for (unsigned s = 0; s < rt->platforms.size(); ++s) {
+    std::vector<cl_device_id> ids;
+    for (auto& d : rt->devices)
+      if (d.slot == s) ids.push_back(d.id);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     reinterpret_cast<cl_context_properties>(rt->platforms[s]), 0};
+    cl_int err = CL_SUCCESS;
+    cl_context c = api.clCreateContext(props, static_cast<cl_uint>(ids.size()), ids.data(),
+                                       nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) {
+      fprintf(stderr, "libsplit: cannot create an internal context (%d); not splitting\n", err);
+      rt->why_not_splitting = "internal context creation failed";
+      rt->devices.clear();
+      return rt;
+    }
+    rt->contexts.push_back(c);
+  }
+  for (auto& d : rt->devices) {
+    cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_int err = CL_SUCCESS;
+    d.queue = api.clCreateCommandQueueWithProperties(rt->contexts[d.slot], d.id, qp, &err);
+    if (err != CL_SUCCESS) {
+      fprintf(stderr, "libsplit: cannot create a queue on %s (%d); not splitting\n",
+              d.name.c_str(), err);
+      rt->why_not_splitting = "internal queue creation failed";
+      rt->devices.clear();
+      return rt;
+    }
+  }
+  std::vector<sched::DeviceInfo> infos;
+  for (auto& d : rt->devices) {
+    sched::DeviceInfo info;
+    info.name = d.name;
+    info.is_gpu = device_value<cl_device_type>(d.id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU;
+    info.compute_units = device_value<cl_uint>(d.id, CL_DEVICE_MAX_COMPUTE_UNITS);
+    info.clock_mhz = device_value<cl_uint>(d.id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
+    infos.push_back(info);
+  }
+  std::string error;
+  rt->scheduler = sched::make_scheduler(rt->controls.scheduler, infos, &error);
+  if (!rt->scheduler) {
+    fprintf(stderr, "libsplit: %s; using the default scheduler\n", error.c_str());
+    rt->scheduler = sched::make_scheduler("", infos, &error);
+  }
+  if (!rt->scheduler) {
+    rt->why_not_splitting = "no scheduler";
+    return rt;
+  }
+  rt->tracer = std::make_unique<Tracer>(rt->controls.trace, rt->controls.timeline);
+  rt->splitting = true;
+  return rt;
+}
+
+}  // namespace
+
+Runtime& runtime() {
+  static Runtime* rt = create_runtime();
+  return *rt;
+}
+
+int Runtime::device_index(cl_device_id id) const {
+  for (unsigned i = 0; i < devices.size(); ++i)
+    if (devices[i].id == id) return static_cast<int>(i);
+  return -1;
+}
+
+size_t Runtime::min_max_work_group_size() const {
+  size_t m = SIZE_MAX;
+  for (auto& d : devices) m = std::min(m, d.max_work_group_size);
+  return m;
+}
+
+void log_line(int level, const std::string& text) {
+  if (runtime().controls.log >= level) fprintf(stderr, "libsplit: %s\n", text.c_str());
+}
+
+}  // namespace libsplit

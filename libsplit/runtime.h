@@ -1,0 +1,63 @@
+// The process-wide state of the shim: controls, the device set with one
+// internal context per platform and one profiling queue per device, the
+// scheduler, the trace writers.
+#pragma once
+
+#include "controls.h"
+#include "discovery.h"
+#include "sched/scheduler.h"
+
+#include <CL/cl.h>
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace libsplit {
+
+struct Device {
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  unsigned slot = 0;  // index into Runtime::platforms / contexts
+  cl_command_queue queue = nullptr;
+  std::string name;
+  size_t max_work_group_size = 0;
+  size_t max_work_item_sizes[3] = {0, 0, 0};
+  cl_ulong local_mem = 0, max_alloc = 0, global_mem = 0, max_constant = 0;
+  cl_uint base_addr_align = 0;
+};
+
+class Tracer;
+
+struct Runtime {
+  Controls controls;
+  bool splitting = false;
+  std::string why_not_splitting;
+  std::vector<Device> devices;
+  std::vector<cl_platform_id> platforms;  // one slot per platform holding chosen devices
+  std::vector<cl_context> contexts;       // internal, per slot
+  std::unique_ptr<sched::Scheduler> scheduler;
+  std::mutex exec_mutex;  // serializes command execution across app queues
+  std::unique_ptr<Tracer> tracer;
+  uint64_t launches = 0;
+
+  int device_index(cl_device_id id) const;
+  // Minimum/maximum over the set of the sizing limits apps query.
+  size_t min_max_work_group_size() const;
+};
+
+// Initialized on first use (reads the environment, enumerates devices).
+Runtime& runtime();
+
+// Whether the shim splits (else every wrapper forwards).
+inline bool splitting() {
+  static const bool s = runtime().splitting;
+  return s;
+}
+
+// stderr line when LIBSPLIT_LOG >= level.
+void log_line(int level, const std::string& text);
+
+}  // namespace libsplit
