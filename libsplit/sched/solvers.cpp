@@ -50,7 +50,7 @@ std::vector<double> BroydenSolver::next(const std::vector<double>& x_used,
       if (std::fabs(denominator) > 1e-12 * s.squaredNorm())
         inverse_jacobian_ += (s - hy) * (s.transpose() * inverse_jacobian_) / denominator;
     }
-    if (merit > previous_merit_ || !inverse_jacobian_.allFinite()) {
+    if (merit > kRequiredDecrease * previous_merit_ || !inverse_jacobian_.allFinite()) {
       inverse_jacobian_ = Eigen::MatrixXd::Identity(n, n);
       since_reset_ = 0;
       fixed_point_step = true;
@@ -68,7 +68,12 @@ std::vector<double> BroydenSolver::next(const std::vector<double>& x_used,
   const double limit = 2.0 * g.lpNorm<Eigen::Infinity>() + 1e-3;
   const double length = step.lpNorm<Eigen::Infinity>();
   if (length > limit) step *= limit / length;
-  return project_to_simplex(to_std(x + step));
+  std::vector<double> next = project_to_simplex(to_std(x + step));
+  // Never starve a device the fixed point keeps: its measurements are what
+  // the next steps need (a device at 0 only has stale times).
+  for (Eigen::Index i = 0; i < n; ++i)
+    next[size_t(i)] = std::max(next[size_t(i)], kMinFractionOfFixedPoint * fixed[i]);
+  return normalized(next);
 }
 
 }  // namespace libsplit::sched

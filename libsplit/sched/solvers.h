@@ -49,8 +49,8 @@ class FixedPointSolver final : public GranularitySolver {
 // Broyden's ("good") method on G(x) = x - F(x) with an inverse-Jacobian
 // approximation H (starts at I, so the first step is a fixed-point step).
 // Safeguards: a step is at most twice as long (max norm) as the fixed-point
-// step and is projected onto the simplex; when ||G|| did not
-// decrease, the step is a fixed-point step and H is reset; H is reset every
+// step and is projected onto the simplex; when ||G|| did not decrease
+// enough (kRequiredDecrease), the step is a fixed-point step and H is reset; H is reset every
 // kResetPeriod launches so that drifting loads cannot leave it stale.
 class BroydenSolver final : public GranularitySolver {
  public:
@@ -58,6 +58,11 @@ class BroydenSolver final : public GranularitySolver {
   void reset() override { have_previous_ = false; }
 
   static constexpr unsigned kResetPeriod = 12;
+  // A Broyden step must cut ||G|| at least this much, else the next step is
+  // a fixed-point step (a drifting load makes the secant information stale).
+  static constexpr double kRequiredDecrease = 0.7;
+  // Each share stays at least this fraction of the fixed-point share.
+  static constexpr double kMinFractionOfFixedPoint = 0.5;
 
  private:
   bool have_previous_ = false;

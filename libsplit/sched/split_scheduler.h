@@ -36,6 +36,22 @@ struct WholePolicy {
   static constexpr unsigned kRecheckWholeFirst = 16, kRecheckWholeMax = 256;  // in split mode
 };
 
+// Overshoot guard (cliffs, paper Fig. 1b: a discontinuous f has no balanced
+// point and the solvers jump across the cliff forever): when a split launch
+// is clearly slower than the previous one and the bottleneck device changed,
+// bisect on the segment between the two splits, guided by which device is
+// the bottleneck. If the best split found is still unbalanced (a cliff),
+// stay on it while its makespan holds (within kHold), handing back to the
+// solver when it moves or after kSettledLaunches launches; otherwise hand
+// the best split back to the solver at once.
+struct OvershootPolicy {
+  static constexpr double kTrigger = 0.05;
+  static constexpr unsigned kMaxSteps = 8;
+  static constexpr double kHold = 0.05;
+  static constexpr double kCliffImbalance = 0.15;
+  static constexpr unsigned kSettledLaunches = 24;
+};
+
 class SplitScheduler final : public Scheduler {
  public:
   SplitScheduler(SplitSchedulerConfig config, const std::vector<DeviceInfo>& devices,
@@ -59,6 +75,9 @@ class SplitScheduler final : public Scheduler {
   // What a whole launch competes against: the measured split makespan when
   // that split was balanced, else the predicted balanced one.
   double split_reference(const KeyState& state) const;
+  // Overshoot guard; returns the shares to use next instead of `proposal`.
+  std::vector<double> guard(KeyState& state, const std::vector<double>& x, double makespan,
+                            double imbalance, unsigned bottleneck, std::vector<double> proposal);
   void trim_small_slices(const KeyState& state, std::vector<uint64_t>& groups,
                          uint64_t numgroups) const;
 
