@@ -15,6 +15,11 @@ std::string describeLocation(const Instruction* I) {
   if (!I) return "unknown place";
   if (const DebugLoc& DL = I->getDebugLoc(); DL && DL.getLine() != 0)
     return "line " + std::to_string(DL.getLine());
+  // Phis and the like carry no line: the first located instruction of the
+  // block is close enough for a person.
+  for (const Instruction& J : *I->getParent())
+    if (const DebugLoc& DL = J.getDebugLoc(); DL && DL.getLine() != 0)
+      return "line " + std::to_string(DL.getLine());
   std::string text;
   raw_string_ostream OS(text);
   I->print(OS);
@@ -94,9 +99,19 @@ ExprPtr ScevToExpr::translate(const SCEV* S) {
       // Congruent modulo the narrower width: the consumer checks the range.
       return translate(cast<SCEVTruncateExpr>(S)->getOperand());
     case scZeroExtend:
-      return translateAs(cast<SCEVZeroExtendExpr>(S)->getOperand(), /*is_signed=*/false);
-    case scSignExtend:
-      return translateAs(cast<SCEVSignExtendExpr>(S)->getOperand(), /*is_signed=*/true);
+    case scSignExtend: {
+      // ext(trunc X to iW) with a narrow W (x % 4, (uchar)x): the value is
+      // X mod 2^W, always inside the W-bit range, whatever X is.
+      const SCEV* Op = cast<SCEVIntegralCastExpr>(S)->getOperand();
+      unsigned W = SE.getTypeSizeInBits(Op->getType());
+      bool zext = S->getSCEVType() == scZeroExtend;
+      if (isa<SCEVTruncateExpr>(Op) && W <= 16) {
+        int64_t lo = zext ? 0 : -(int64_t(1) << (W - 1));
+        int64_t hi = zext ? (int64_t(1) << W) - 1 : (int64_t(1) << (W - 1)) - 1;
+        return make_range(Expr::constant(lo), Expr::constant(hi));
+      }
+      return translateAs(Op, /*is_signed=*/!zext);
+    }
     case scAddExpr:
     case scMulExpr: {
       const auto* N = cast<SCEVNAryExpr>(S);

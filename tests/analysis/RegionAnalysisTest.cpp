@@ -1,0 +1,193 @@
+// Region analysis on small kernels: OpenCL C -> IR (clang-16) -> printed
+// regions compared with the expected text, and a few evaluated checks.
+#include "ClToIR.h"
+#include "RegionAnnotator.h"
+
+#include "libsplit/region.h"
+
+#include <gtest/gtest.h>
+
+using namespace libsplit;
+
+namespace {
+
+std::string regionsOf(const std::string& source, const std::string& options = "") {
+  llvm::LLVMContext ctx;
+  std::string err;
+  auto M = test::compileCL(source, options, ctx, &err);
+  EXPECT_TRUE(M) << err;
+  return M ? printRegions(*M) : "";
+}
+
+// The line of the printed output that starts with `prefix` (after spaces).
+std::string line(const std::string& text, const std::string& prefix) {
+  size_t at = text.find(prefix);
+  if (at == std::string::npos) return "<no line '" + prefix + "'>";
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST(RegionAnalysis, GuardedVectorAdd) {
+  std::string r = regionsOf(R"(
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
+  int i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+})");
+  const char* guarded =
+      "if gid0 <= (+ (+ (arg 3) (* 0 (fits_i32 gid0))) -1): "
+      "[(* (fits_i32 gid0) 4), (+ (* (fits_i32 gid0) 4) 3)]";
+  EXPECT_EQ(line(r, "arg 0 read"), std::string("arg 0 read: ") + guarded);
+  EXPECT_EQ(line(r, "arg 0 write"), "arg 0 write: none");
+  EXPECT_EQ(line(r, "arg 2 write"), std::string("arg 2 write: ") + guarded);
+  EXPECT_EQ(line(r, "arg 2 read"), "arg 2 read: none");
+  EXPECT_EQ(r.find("  arg 3 "), std::string::npos);  // the scalar has no line of its own
+}
+
+TEST(RegionAnalysis, LoopBecomesRange) {
+  std::string r = regionsOf(R"(
+__kernel void rowsum(__global const float* m, __global float* out, int cols) {
+  int r = get_global_id(0);
+  float s = 0;
+  for (int c = 0; c < cols; ++c) s += m[r * cols + c];
+  out[r] = s;
+})");
+  EXPECT_EQ(line(r, "arg 0 read"),
+            "arg 0 read: [(range (* (fits_i32 (* gid0 (arg 2))) 4) (+ (* (fits_i32 (* gid0 (arg 2))) 4) "
+            "(* (fits_u32 (+ (arg 2) -1)) 4))), (+ (range (* (fits_i32 (* gid0 (arg 2))) 4) (+ (* (fits_i32 "
+            "(* gid0 (arg 2))) 4) (* (fits_u32 (+ (arg 2) -1)) 4))) 3)]");
+  EXPECT_EQ(line(r, "arg 1 write"), "arg 1 write: [(* (fits_i32 gid0) 4), (+ (* (fits_i32 gid0) 4) 3)]");
+}
+
+TEST(RegionAnalysis, MatmulFromDefine) {
+  std::string r = regionsOf(R"(
+__kernel void matmul(__global const float* a, __global const float* b, __global float* c) {
+  int col = get_global_id(0), row = get_global_id(1);
+  float acc = 0.0f;
+  for (int k = 0; k < N; ++k) acc += a[row * N + k] * b[k * N + col];
+  c[row * N + col] = acc;
+})",
+                            "-DN=32");
+  EXPECT_EQ(line(r, "arg 1 read"),
+            "arg 1 read: [(range (* (fits_i32 gid0) 4) (+ (* (fits_i32 gid0) 4) 3968)), "
+            "(+ (range (* (fits_i32 gid0) 4) (+ (* (fits_i32 gid0) 4) 3968)) 3)]");
+  EXPECT_EQ(line(r, "arg 2 write"),
+            "arg 2 write: [(* (fits_i32 (+ gid0 (* gid1 32))) 4), (+ (* (fits_i32 (+ gid0 (* gid1 32))) 4) 3)]");
+}
+
+TEST(RegionAnalysis, IndirectionIsUnknownWithLine) {
+  std::string r = regionsOf(R"(
+__kernel void gather(__global const float* in, __global const int* idx, __global float* out) {
+  size_t i = get_global_id(0);
+  out[i] = in[idx[i]];
+})");
+  EXPECT_EQ(line(r, "arg 0 read"), "arg 0 read: unknown: index loaded from memory (indirection) at line 4");
+  EXPECT_EQ(line(r, "arg 1 read"), "arg 1 read: [(* gid0 4), (+ (* gid0 4) 3)]");
+  EXPECT_EQ(line(r, "arg 2 write"), "arg 2 write: [(* gid0 4), (+ (* gid0 4) 3)]");
+}
+
+TEST(RegionAnalysis, AtomicsReadAndWrite) {
+  std::string r = regionsOf(R"(
+__kernel void count(__global volatile int* counters, __global const int* key) {
+  size_t i = get_global_id(0);
+  atomic_inc(&counters[i % 4]);
+  atomic_add(&counters[8], key[i]);
+})");
+  // i % 4 on a size_t: (uint2)i zero-extended, a value in [0, 3].
+  EXPECT_EQ(line(r, "arg 0 read"), "arg 0 read: [32, 35] U [(* (range 0 3) 4), (+ (* (range 0 3) 4) 3)]");
+  EXPECT_EQ(line(r, "arg 0 write"), "arg 0 write: [32, 35] U [(* (range 0 3) 4), (+ (* (range 0 3) 4) 3)]");
+}
+
+TEST(RegionAnalysis, VectorLoadStoreBuiltins) {
+  std::string r = regionsOf(R"(
+__kernel void vec4(__global const float* a, __global float* b) {
+  size_t i = get_global_id(0);
+  vstore4(vload4(i, a) * 2.0f, i, b);
+})");
+  EXPECT_EQ(line(r, "arg 0 read"), "arg 0 read: [(* gid0 16), (+ (* gid0 16) 15)]");
+  EXPECT_EQ(line(r, "arg 1 write"), "arg 1 write: [(* gid0 16), (+ (* gid0 16) 15)]");
+}
+
+TEST(RegionAnalysis, SelectIsHull) {
+  std::string r = regionsOf(R"(
+__kernel void sel(__global float* a, int n) {
+  int i = get_global_id(0);
+  int j = i < n / 2 ? 2 * i : i + 3;
+  a[j] = 1.0f;
+})");
+  EXPECT_NE(line(r, "arg 0 write").find("(range (min (* gid0 2) (+ gid0 3)) (max (* gid0 2) (+ gid0 3)))"),
+            std::string::npos)
+      << r;
+}
+
+TEST(RegionAnalysis, DataDependentLoopIsUnknown) {
+  std::string r = regionsOf(R"(
+__kernel void chase(__global const int* next, __global int* out) {
+  int p = get_global_id(0), steps = 0;
+  while (p >= 0) { p = next[p]; ++steps; }
+  out[get_global_id(0)] = steps;
+})");
+  EXPECT_EQ(line(r, "arg 0 read").rfind("arg 0 read: unknown: ", 0), 0u) << r;
+  EXPECT_EQ(line(r, "arg 1 write"), "arg 1 write: [(* gid0 4), (+ (* gid0 4) 3)]");
+}
+
+TEST(RegionAnalysis, PointerEscapeIsUnknown) {
+  std::string r = regionsOf(R"(
+void helper(__global float* p, __global float** slot);
+__kernel void esc(__global float* a, __global float* b) {
+  a[get_global_id(0)] = 1.0f;
+  __global float* q = a;
+  helper(q, 0);
+})");
+  EXPECT_EQ(line(r, "arg 0 write").rfind("arg 0 write: unknown: passed to call 'helper'", 0), 0u) << r;
+  EXPECT_EQ(line(r, "arg 1 write"), "arg 1 write: none");
+}
+
+TEST(RegionAnalysis, HelperFunctionsAreInlined) {
+  std::string r = regionsOf(R"(
+int at(int x, int y, int w) { return y * w + x; }
+void put(__global float* p, int i, float v) { p[i] = v; }
+__kernel void k(__global float* out, int w) {
+  put(out, at(get_global_id(0), get_global_id(1), w), 2.0f);
+})");
+  EXPECT_EQ(line(r, "arg 0 write"),
+            "arg 0 write: [(* (+ (fits_i32 gid0) (fits_i32 (* gid1 (arg 1)))) 4), "
+            "(+ (* (+ (fits_i32 gid0) (fits_i32 (* gid1 (arg 1)))) 4) 3)]");
+}
+
+// Evaluated: a two-sided guard narrows the ids of a 2D slice.
+TEST(RegionAnalysis, TwoSidedGuardEvaluates) {
+  llvm::LLVMContext ctx;
+  std::string err;
+  auto M = test::compileCL(R"(
+__kernel void interior(__global float* a, int w, int h) {
+  int x = get_global_id(0), y = get_global_id(1);
+  if (x >= 1 && x < w - 1 && y >= 1 && y < h - 1) a[y * w + x] = 0.0f;
+})",
+                           "", ctx, &err);
+  ASSERT_TRUE(M) << err;
+  ProgramSummary s;
+  KernelSummary k;
+  k.name = "interior";
+  for (unsigned i = 0; i < 3; ++i) {
+    ArgSummary a;
+    a.index = i;
+    k.args.push_back(a);
+  }
+  s.kernels.push_back(k);
+  annotateRegions(*M, s);
+  const AccessRegion& w = s.kernels[0].args[0].write_region;
+  ASSERT_TRUE(w.known) << w.unknown_reason;
+  EXPECT_TRUE(s.kernels[0].args[0].writes);
+  EXPECT_FALSE(s.kernels[0].args[0].reads);
+  NDRange nd;
+  nd.dims = 2;
+  nd.global[0] = 16, nd.global[1] = 16;
+  nd.local[0] = 4, nd.local[1] = 4;
+  // Rows 0..3 of a 16x16 grid: only rows 1..3, columns 1..14 are written.
+  auto r = evaluate_region(w, slice_env(nd, Slice{1, 0, 1}, {std::nullopt, 16, 16}), 16 * 16 * 4);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].begin, (16u * 1 + 1) * 4);
+  EXPECT_EQ((*r)[0].end, (16u * 3 + 14) * 4 + 4);
+}
