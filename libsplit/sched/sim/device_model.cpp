@@ -135,9 +135,9 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
     m.devices = {device("cpu1x", false, 1, 20e-6), device("gpu10x", true, 10, 20e-6)};
     for (DeviceModel& d : m.devices) d.split_transfer_per_group = 2e-6;
   } else if (name == "noisy") {
-    m.description = "hetero3 with 3% measurement noise";
     make_model("hetero3", devices, &m, error);
     m.name = name;
+    m.description = "hetero3 with 3% measurement noise (seeded)";
     m.noise = 0.03;
   } else if (name == "many") {
     unsigned n = devices ? devices : 16;
@@ -148,10 +148,10 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
       m.devices.push_back(device("dev" + std::to_string(i), speeds[i % 4] >= 30,
                                  speeds[i % 4], 20e-6));
   } else if (name == "drift-load") {
-    m.description = "hetero3; the 3x CPU loses up to 2/3 of its speed to other processes "
-                    "(period 60 launches)";
     make_model("hetero3", devices, &m, error);
     m.name = name;
+    m.description = "hetero3; the 3x CPU loses up to 2/3 of its speed to other processes "
+                    "(period 60 launches)";
     m.devices[1].load_amplitude = 2;
     m.devices[1].load_period = 60;
   } else if (name == "drift-mass") {
