@@ -1,0 +1,110 @@
+#include "Cache.h"
+
+#include "libsplit/summary.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace libsplit::cc {
+
+namespace {
+
+constexpr const char* kMagic = "libsplit-cc-cache 1";
+
+// mkdir -p with mode 0700 for the directories it creates.
+bool makeDirs(const std::string& dir, std::string* error) {
+  std::string path;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = dir.find('/', pos + 1);
+    path = dir.substr(0, pos);
+    if (path.empty()) continue;
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+      if (error) *error = "cannot create " + path + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool readFile(const std::string& path, std::string& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out.clear();
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof(buf))) > 0) out.append(buf, size_t(n));
+  ::close(fd);
+  return n == 0;
+}
+
+}  // namespace
+
+std::string Cache::defaultDir() {
+  if (const char* d = std::getenv("LIBSPLIT_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/libsplit";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/libsplit";
+  return "/tmp/libsplit-cache-" + std::to_string(::getuid());
+}
+
+std::string Cache::pathFor(const std::string& key) const { return dir_ + "/" + key + ".entry"; }
+
+std::optional<CacheEntry> Cache::load(const std::string& key) const {
+  std::string text;
+  if (!readFile(pathFor(key), text)) return std::nullopt;
+  // Header: magic, key, the two lengths; then the two texts back to back.
+  std::string header = std::string(kMagic) + "\n" + key + "\n";
+  if (text.compare(0, header.size(), header) != 0) return std::nullopt;
+  size_t eol = text.find('\n', header.size());
+  if (eol == std::string::npos) return std::nullopt;
+  char* end = nullptr;
+  std::string lengths = text.substr(header.size(), eol - header.size());
+  unsigned long long n1 = std::strtoull(lengths.c_str(), &end, 10);
+  if (*end != ' ') return std::nullopt;
+  unsigned long long n2 = std::strtoull(end + 1, &end, 10);
+  if (*end != '\0') return std::nullopt;
+  size_t body = eol + 1;
+  if (text.size() - body != n1 + n2) return std::nullopt;
+  CacheEntry e{text.substr(body, n1), text.substr(body + n1, n2)};
+  if (!parse_summary(e.summaryJson)) return std::nullopt;
+  return e;
+}
+
+bool Cache::store(const std::string& key, const CacheEntry& entry, std::string* error) const {
+  if (!makeDirs(dir_, error)) return false;
+  std::string tmp = dir_ + "/.tmp-" + key.substr(0, 16) + "-XXXXXX";
+  int fd = ::mkstemp(tmp.data());  // mode 0600
+  if (fd < 0) {
+    if (error) *error = "cannot create a file in " + dir_ + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string text = std::string(kMagic) + "\n" + key + "\n" +
+                     std::to_string(entry.partitionReady.size()) + " " +
+                     std::to_string(entry.summaryJson.size()) + "\n" + entry.partitionReady +
+                     entry.summaryJson;
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      if (error) *error = "cannot write " + tmp + ": " + std::strerror(errno);
+      return false;
+    }
+    done += size_t(n);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), pathFor(key).c_str()) != 0) {
+    if (error) *error = "cannot rename " + tmp + ": " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace libsplit::cc

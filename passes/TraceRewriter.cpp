@@ -1,0 +1,256 @@
+#include "TraceRewriter.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <map>
+#include <set>
+
+using namespace clang;
+
+namespace libsplit::trace {
+
+namespace {
+
+// Prepended to the program: the marking helper. Returns the index so that it
+// can wrap a subscript in place.
+constexpr const char* kPrelude = R"(
+long __ls_mark(__global uint* __ls_sh, ulong4 __ls_s, long __ls_i, ulong __ls_es) {
+  size_t __ls_g = get_group_id((uint)__ls_s.x);
+  if (__ls_g >= __ls_s.y && __ls_g < __ls_s.y + __ls_s.z) {
+    ulong __ls_b = (ulong)__ls_i * __ls_es;
+    for (ulong __ls_k = 0; __ls_k < __ls_es; ++__ls_k)
+      atomic_or(&__ls_sh[(__ls_b + __ls_k) >> 5], 1u << ((__ls_b + __ls_k) & 31));
+  }
+  return __ls_i;
+}
+)";
+
+bool isBufferPointer(const ParmVarDecl* P) {
+  const auto* PT = P->getType()->getAs<PointerType>();
+  if (!PT) return false;
+  LangAS AS = PT->getPointeeType().getAddressSpace();
+  return AS == LangAS::opencl_global || AS == LangAS::opencl_constant;
+}
+
+class KernelTracer : public RecursiveASTVisitor<KernelTracer> {
+ public:
+  KernelTracer(ASTContext& Ctx, Rewriter& RW, FunctionDecl* K, TracedKernel& Out)
+      : Ctx(Ctx), RW(RW), K(K), Out(Out) {}
+
+  void run() {
+    // Parameters written to or whose address is taken: not traced.
+    TraverseStmt(K->getBody());
+    Collecting = false;
+    for (ParmVarDecl* P : K->parameters())
+      if (isBufferPointer(P) && !P->getName().empty()) {
+        if (Modified.count(P)) {
+          Out.notes.push_back(std::string(P->getName()) + ": reassigned in the kernel, not traced");
+          continue;
+        }
+        Traced.insert(P);
+        Out.traced_params.push_back(P->getFunctionScopeIndex());
+      }
+    TraverseStmt(K->getBody());
+    appendParameters();
+  }
+
+  bool VisitBinaryOperator(BinaryOperator* B) {
+    if (Collecting && B->isAssignmentOp()) noteModified(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator* U) {
+    if (Collecting) {
+      if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) noteModified(U->getSubExpr());
+      return true;
+    }
+    if (U->getOpcode() == UO_Deref) {
+      if (ParmVarDecl* P = tracedBase(U->getSubExpr())) {
+        if (U->getBeginLoc().isMacroID() || U->getEndLoc().isMacroID()) return true;
+        // *p -> p[mark(0)]
+        std::string name = P->getName().str();
+        RW.ReplaceText(U->getSourceRange(), name + "[" + markText(P, U, "0") + "]");
+      }
+    }
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr* A) {
+    if (Collecting) return true;
+    ParmVarDecl* P = tracedBase(A->getBase());
+    if (!P) return true;
+    Expr* Idx = A->getIdx();
+    if (A->getBeginLoc().isMacroID() || A->getEndLoc().isMacroID() || Idx->getBeginLoc().isMacroID() ||
+        Idx->getEndLoc().isMacroID())
+      return true;
+    std::string open, close;
+    markWrap(P, A, open, close);
+    if (open.empty()) return true;
+    RW.InsertTextBefore(Idx->getBeginLoc(), open);
+    RW.InsertTextAfterToken(Idx->getEndLoc(), close);
+    return true;
+  }
+
+ private:
+  void noteModified(Expr* E) {
+    if (auto* D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+      if (auto* P = dyn_cast<ParmVarDecl>(D->getDecl())) Modified.insert(P);
+  }
+
+  ParmVarDecl* tracedBase(Expr* E) {
+    auto* D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    if (!D) return nullptr;
+    auto* P = dyn_cast<ParmVarDecl>(D->getDecl());
+    return P && Traced.count(P) ? P : nullptr;
+  }
+
+  // How the element at E is used: read, write or both; none when the use
+  // touches only part of the element (member/component access).
+  void accessKind(const Expr* E, bool& read, bool& write) {
+    read = true;
+    write = false;
+    const Expr* Cur = E;
+    for (int depth = 0; depth < 4; ++depth) {
+      auto Parents = Ctx.getParents(*Cur);
+      if (Parents.empty()) return;
+      if (const auto* PE = Parents[0].get<ParenExpr>()) {
+        Cur = PE;
+        continue;
+      }
+      if (const auto* B = Parents[0].get<BinaryOperator>()) {
+        if (B->isAssignmentOp() && B->getLHS()->IgnoreParens() == E->IgnoreParens()) {
+          write = true;
+          read = B->isCompoundAssignmentOp();
+        }
+        return;
+      }
+      if (const auto* U = Parents[0].get<UnaryOperator>()) {
+        if (U->isIncrementDecrementOp()) write = true;
+        if (U->getOpcode() == UO_AddrOf) write = true;  // atomics take addresses
+        return;
+      }
+      if (Parents[0].get<MemberExpr>() || Parents[0].get<ExtVectorElementExpr>()) {
+        read = write = false;
+        return;
+      }
+      return;
+    }
+  }
+
+  std::string markText(ParmVarDecl* P, const Expr* E, const std::string& index) {
+    std::string open, close;
+    markWrap(P, E, open, close);
+    return open.empty() ? index : open + index + close;
+  }
+
+  void markWrap(ParmVarDecl* P, const Expr* E, std::string& open, std::string& close) {
+    bool read, write;
+    accessKind(E, read, write);
+    std::string name = P->getName().str(), size = "sizeof(" + name + "[0])";
+    if (read) {
+      open = "__ls_mark(__ls_r_" + name + ", __ls_slice, (long)(";
+      close = "), " + size + ")";
+    }
+    if (write) {
+      open = "__ls_mark(__ls_w_" + name + ", __ls_slice, " + (read ? open : std::string("(long)("));
+      close = (read ? close : std::string(")")) + ", " + size + ")";
+    }
+  }
+
+  void appendParameters() {
+    std::string extra;
+    for (unsigned idx : Out.traced_params) {
+      std::string name = K->getParamDecl(idx)->getName().str();
+      extra += ", __global uint* __ls_r_" + name + ", __global uint* __ls_w_" + name;
+    }
+    extra += ", ulong4 __ls_slice";
+    FunctionTypeLoc FTL = K->getFunctionTypeLoc();
+    if (!FTL) return;
+    if (K->getNumParams() == 0)
+      RW.ReplaceText(SourceRange(FTL.getLParenLoc().getLocWithOffset(1), FTL.getRParenLoc().getLocWithOffset(-1)),
+                     extra.substr(2));
+    else
+      RW.InsertTextBefore(FTL.getRParenLoc(), extra);
+  }
+
+  ASTContext& Ctx;
+  Rewriter& RW;
+  FunctionDecl* K;
+  TracedKernel& Out;
+  bool Collecting = true;
+  std::set<const ParmVarDecl*> Modified, Traced;
+};
+
+class TraceConsumer : public ASTConsumer {
+ public:
+  TraceConsumer(Rewriter& RW, TraceResult& R) : RW(RW), R(R) {}
+  void HandleTranslationUnit(ASTContext& Ctx) override {
+    RW.setSourceMgr(Ctx.getSourceManager(), Ctx.getLangOpts());
+    SourceManager& SM = Ctx.getSourceManager();
+    for (Decl* D : Ctx.getTranslationUnitDecl()->decls()) {
+      auto* F = dyn_cast<FunctionDecl>(D);
+      if (!F || !F->hasAttr<OpenCLKernelAttr>() || !F->doesThisDeclarationHaveABody()) continue;
+      if (!SM.isInMainFile(F->getLocation())) continue;
+      TracedKernel K;
+      K.name = F->getNameAsString();
+      K.user_args = F->getNumParams();
+      KernelTracer(Ctx, RW, F, K).run();
+      R.kernels.push_back(std::move(K));
+    }
+    const RewriteBuffer* Buf = RW.getRewriteBufferFor(SM.getMainFileID());
+    std::string body = Buf ? std::string(Buf->begin(), Buf->end()) : std::string(SM.getBufferData(SM.getMainFileID()));
+    R.source = kPrelude + std::string("#line 1\n") + body;
+  }
+
+ private:
+  Rewriter& RW;
+  TraceResult& R;
+};
+
+class TraceAction : public ASTFrontendAction {
+ public:
+  explicit TraceAction(TraceResult& R) : R(R) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
+    return std::make_unique<TraceConsumer>(RW, R);
+  }
+
+ private:
+  Rewriter RW;
+  TraceResult& R;
+};
+
+}  // namespace
+
+TraceResult instrument_for_tracing(const std::string& source, const std::vector<std::string>& clang_args,
+                                   const std::string& resource_dir) {
+  TraceResult R;
+  std::vector<std::string> args = {"-x", "cl", "-target", "spir64-unknown-unknown", "-Xclang",
+                                   "-finclude-default-header", "-resource-dir=" + resource_dir,
+                                   "-fsyntax-only", "-Wno-everything"};
+  bool hasStd = false;
+  for (const auto& a : clang_args) hasStd |= a.rfind("-cl-std=", 0) == 0;
+  if (!hasStd) args.push_back("-cl-std=CL1.2");
+  args.insert(args.end(), clang_args.begin(), clang_args.end());
+  std::string diags;
+  llvm::raw_string_ostream DOS(diags);
+  auto DiagOpts = llvm::makeIntrusiveRefCnt<DiagnosticOptions>();
+  TextDiagnosticPrinter Printer(DOS, DiagOpts.get());
+  bool ok = tooling::runToolOnCodeWithArgs(std::make_unique<TraceAction>(R), source, args, "input.cl",
+                                           "libsplit-trace", std::make_shared<PCHContainerOperations>());
+  (void)Printer;
+  DOS.flush();
+  R.ok = ok && !R.source.empty();
+  if (!R.ok) R.error = "the program does not compile" + (diags.empty() ? std::string() : ": " + diags);
+  return R;
+}
+
+}  // namespace libsplit::trace
