@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <random>
 
 namespace libsplit::sched::sim {
 
@@ -17,6 +18,10 @@ WorkProfile::WorkProfile(const Model& model, unsigned launch) : prefix_(model.nu
   // Smooth bump (moving masses): weight 1 + (hot_weight - 1) * exp(-(d/sigma)^2)
   // with d the wrapped distance to the bump centre, sigma = hot_width * n / 2.
   double centre = model.hot_start + model.hot_speed * double(launch);
+  if (model.hot_random) {
+    std::mt19937_64 random(0x9e3779b97f4a7c15ull * (launch + 1));
+    centre = std::uniform_real_distribution<double>(0.0, 1.0)(random);
+  }
   centre = (centre - std::floor(centre)) * double(n);
   const double sigma = model.hot_width * double(n) / 2;
   for (uint64_t j = 0; j < n; ++j) {
@@ -95,7 +100,7 @@ DeviceModel device(const std::string& name, bool gpu, double speed, double overh
 
 std::vector<std::string> model_names() {
   return {"hetero2", "hetero3", "hetero4", "spmv",      "cliff",     "tiny",
-          "membound", "noisy",  "many",    "drift-load", "drift-mass"};
+          "membound", "noisy",  "many",    "drift-load", "drift-mass", "irregular"};
 }
 
 bool make_model(const std::string& name, unsigned devices, Model* out, std::string* error) {
@@ -162,6 +167,15 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
     m.hot_width = 0.2;
     m.hot_weight = 8;
     m.hot_speed = 0.01;
+  } else if (name == "irregular") {
+    m.description = "3 devices 1x/3x/30x, 16384 groups; a bump (width 10%, up to 30x heavier) "
+                    "jumps to a random place at every launch";
+    m.numgroups = 16384;
+    m.devices = {device("cpu1x", false, 1, 20e-6), device("cpu3x", false, 3, 20e-6),
+                 device("gpu30x", true, 30, 20e-6)};
+    m.hot_width = 0.1;
+    m.hot_weight = 30;
+    m.hot_random = true;
   } else {
     if (error) *error = "unknown model '" + name + "'";
     return false;

@@ -42,8 +42,9 @@ struct Model {
   // the groups) and peak weight hot_weight, centred at hot_start + hot_speed
   // * t (wrapping).
   double hot_width = 0, hot_weight = 1, hot_start = 0, hot_speed = 0;
+  bool hot_random = false;  // the bump jumps to a random place at every launch
   double noise = 0;  // relative standard deviation of measured times
-  bool drifting() const { return hot_speed != 0 || has_load_drift(); }
+  bool drifting() const { return hot_speed != 0 || hot_random || has_load_drift(); }
   bool has_load_drift() const;
 };
 
