@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "adaptive_scheduler.h"
 #include "chunk_schedulers.h"
 #include "rounding.h"
 #include "scheduler.h"
@@ -13,7 +14,7 @@ namespace libsplit::sched {
 namespace {
 
 // The scheduler an empty name selects; README.md says why.
-constexpr std::string_view kDefaultScheduler = "broyden";
+constexpr std::string_view kDefaultScheduler = "auto";
 
 std::vector<double> parse_list(const char* text) {
   std::vector<double> values;
@@ -94,10 +95,14 @@ std::unique_ptr<Scheduler> make_scheduler(std::string_view name,
   if (name == "hguided")
     return std::make_unique<HGuidedScheduler>(powers, options.hguided_k, options.hguided_min_groups);
   if (name == "autotune") return std::make_unique<AutoTuneScheduler>(devices);
+  if (name == "auto")
+    return std::make_unique<AdaptiveScheduler>(
+        split("broyden", uniform, true, [] { return std::make_unique<BroydenSolver>(); }),
+        std::make_unique<AutoTuneScheduler>(devices));
   if (error)
     *error = "libsplit: unknown scheduler '" + std::string(name) +
              "' (LIBSPLIT_SCHEDULER: uniform, static, fixedpoint, broyden, dynamic, hguided, "
-             "autotune)";
+             "autotune, auto)";
   return nullptr;
 }
 

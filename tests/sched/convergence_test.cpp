@@ -138,7 +138,7 @@ TEST(WholeOrSplit, DisabledMeansAlwaysSplit) {
 
 TEST(Coverage, EveryPlanOfEverySchedulerCoversEachGroupOnceUpTo16Devices) {
   for (const char* scheduler : {"uniform", "static", "fixedpoint", "broyden", "dynamic",
-                                "hguided", "autotune"}) {
+                                "hguided", "autotune", "auto"}) {
     for (const std::string& name : model_names()) {
       for (unsigned devices : {1u, 7u, 16u}) {
         if (name != "many" && devices != 1) continue;
@@ -148,6 +148,33 @@ TEST(Coverage, EveryPlanOfEverySchedulerCoversEachGroupOnceUpTo16Devices) {
           ASSERT_TRUE(r.covered_exactly_once) << scheduler << " " << name << " launch " << r.launch;
       }
     }
+  }
+}
+
+double mean_over_optimal(const std::vector<LaunchResult>& results, unsigned from) {
+  double sum = 0;
+  for (unsigned i = from; i < results.size(); ++i) sum += results[i].over_optimal();
+  return sum / double(results.size() - from);
+}
+
+TEST(Auto, MovingWorkGoesToChunksAndBeatsAStaticSplit) {
+  Model model = model_named("irregular");
+  std::vector<LaunchResult> automatic = run("auto", model, 40);
+  std::vector<LaunchResult> broyden = run("broyden", model, 40);
+  // Chunked launches: more chunks than devices.
+  unsigned chunked = 0;
+  for (unsigned i = 10; i < automatic.size(); ++i)
+    chunked += automatic[i].timings.size() > automatic[i].groups.size();
+  EXPECT_GE(chunked, 25u);
+  EXPECT_LT(mean_over_optimal(automatic, 10), 0.5 * mean_over_optimal(broyden, 10));
+}
+
+TEST(Auto, RegularWorkStaysOnTheSolver) {
+  for (const char* name : {"hetero3", "spmv", "noisy", "drift-load", "drift-mass"}) {
+    SCOPED_TRACE(name);
+    std::vector<LaunchResult> results = run("auto", model_named(name), 40);
+    for (unsigned i = 4; i < results.size(); ++i)
+      EXPECT_LE(results[i].timings.size(), results[i].groups.size()) << "launch " << i;
   }
 }
 

@@ -23,7 +23,7 @@ const char* kUsage =
     "       libsplit-sim --list\n";
 
 const char* kSchedulers[] = {"uniform", "static",  "fixedpoint", "broyden",
-                             "dynamic", "hguided", "autotune"};
+                             "dynamic", "hguided", "autotune", "auto"};
 
 std::unique_ptr<Scheduler> build(const std::string& name, const Model& model,
                                  const SchedulerOptions& options) {
