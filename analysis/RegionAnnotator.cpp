@@ -3,6 +3,7 @@
 #include "RegionAnalysis.h"
 
 #include <llvm/IR/Attributes.h>
+#include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
@@ -38,7 +39,8 @@ void prepareForRegions(Module& M) {
     if (F.isDeclaration()) continue;
     F.removeFnAttr(Attribute::OptimizeNone);
     F.removeFnAttr(Attribute::NoInline);
-    if (F.getCallingConv() != CallingConv::SPIR_KERNEL) F.addFnAttr(Attribute::AlwaysInline);
+    // Kernels too: a kernel may call another kernel (the callee stays).
+    F.addFnAttr(Attribute::AlwaysInline);
   }
   Managers Mg;
   ModulePassManager MPM;
@@ -71,6 +73,34 @@ void annotateRegions(Module& M, ProgramSummary& summary) {
       A.atomics |= AR.atomics;
     }
   }
+}
+
+ProgramSummary regionSummary(Module& M) {
+  ProgramSummary S;
+  S.tool = "libsplit region analysis";
+  for (Function& F : M) {
+    if (F.isDeclaration() || F.getCallingConv() != CallingConv::SPIR_KERNEL) continue;
+    KernelSummary K;
+    K.name = F.getName().str();
+    for (Argument& A : F.args()) {
+      ArgSummary AS;
+      AS.index = A.getArgNo();
+      AS.name = A.getName().str();
+      if (auto* PT = dyn_cast<PointerType>(A.getType())) {
+        AS.is_pointer = true;
+        switch (PT->getAddressSpace()) {
+          case 1: AS.address_space = AddressSpace::Global; break;
+          case 2: AS.address_space = AddressSpace::Constant; break;
+          case 3: AS.address_space = AddressSpace::Local; break;
+          default: AS.address_space = AddressSpace::Private; break;
+        }
+      }
+      K.args.push_back(AS);
+    }
+    S.kernels.push_back(std::move(K));
+  }
+  annotateRegions(M, S);
+  return S;
 }
 
 std::string printRegions(Module& M) {

@@ -24,6 +24,11 @@ void annotateRegions(llvm::Module& M, ProgramSummary& summary);
 // lcssa. Idempotent.
 void prepareForRegions(llvm::Module& M);
 
+// A summary built from the IR alone (kernel names; every argument with its
+// pointer-ness and address space from its IR type), then annotated. For
+// tools and tests that do not run the Clang front end.
+ProgramSummary regionSummary(llvm::Module& M);
+
 // Prepares M and prints the regions of every kernel (KernelRegionPrinterPass
 // format): what `libsplit-cc --regions` and the unit tests show.
 std::string printRegions(llvm::Module& M);

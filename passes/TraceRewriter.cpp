@@ -190,12 +190,22 @@ class KernelTracer : public RecursiveASTVisitor<KernelTracer> {
   std::set<const ParmVarDecl*> Modified, Traced;
 };
 
+struct CalleeCollector : RecursiveASTVisitor<CalleeCollector> {
+  std::set<const FunctionDecl*> Callees;
+  bool VisitCallExpr(CallExpr* C) {
+    if (const FunctionDecl* F = C->getDirectCallee()) Callees.insert(F->getCanonicalDecl());
+    return true;
+  }
+};
+
 class TraceConsumer : public ASTConsumer {
  public:
   TraceConsumer(Rewriter& RW, TraceResult& R) : RW(RW), R(R) {}
   void HandleTranslationUnit(ASTContext& Ctx) override {
     RW.setSourceMgr(Ctx.getSourceManager(), Ctx.getLangOpts());
     SourceManager& SM = Ctx.getSourceManager();
+    CalleeCollector Calls;
+    Calls.TraverseDecl(Ctx.getTranslationUnitDecl());
     for (Decl* D : Ctx.getTranslationUnitDecl()->decls()) {
       auto* F = dyn_cast<FunctionDecl>(D);
       if (!F || !F->hasAttr<OpenCLKernelAttr>() || !F->doesThisDeclarationHaveABody()) continue;
@@ -203,7 +213,13 @@ class TraceConsumer : public ASTConsumer {
       TracedKernel K;
       K.name = F->getNameAsString();
       K.user_args = F->getNumParams();
-      KernelTracer(Ctx, RW, F, K).run();
+      if (Calls.Callees.count(F->getCanonicalDecl())) {
+        // Its callers would need the extra arguments too: left as is.
+        K.instrumented = false;
+        K.notes.push_back("called from other functions: not instrumented");
+      } else {
+        KernelTracer(Ctx, RW, F, K).run();
+      }
       R.kernels.push_back(std::move(K));
     }
     const RewriteBuffer* Buf = RW.getRewriteBufferFor(SM.getMainFileID());

@@ -24,6 +24,7 @@ namespace libsplit::trace {
 struct TracedKernel {
   std::string name;
   unsigned user_args = 0;
+  bool instrumented = true;             // false: signature unchanged (see notes)
   std::vector<unsigned> traced_params;  // user argument indices, order of the shadow pairs
   std::vector<std::string> notes;       // what was left untraced and why
 };
