@@ -118,8 +118,14 @@ std::optional<unsigned> SplitScheduler::decide_whole(KeyState& state,
     if (state.last_groups[d] > 0 && (!best || state.last_groups[d] > state.last_groups[*best]))
       best = d;
   if (!best) return std::nullopt;
+  // Geometric mean of the linear fit (optimistic when two noisy samples make
+  // the slope too flat) and the proportional estimate (pessimistic when there
+  // is a fixed launch overhead).
+  const double fit = state.kernel_cost[*best].predict(numgroups);
+  const double proportional =
+      state.last_kernel[*best] * double(numgroups) / double(state.last_groups[*best]);
   const double best_estimate =
-      std::max(state.kernel_cost[*best].predict(numgroups), state.last_kernel[*best]);
+      std::max(std::sqrt(std::max(fit, 0.0) * proportional), state.last_kernel[*best]);
   long checked = state.whole_checked_at[*best];
   if (checked >= 0 && long(state.launches) < checked + long(state.whole_recheck))
     return std::nullopt;
