@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -36,6 +37,10 @@ struct Settings {
   bool printTime = false;
   bool verbose = false;
   bool exitNow = false;  // --help / --version answered
+  // Printers an option handler registers, run in order after a successful
+  // compile (e.g. a --regions row pushes one). Any of them replaces the
+  // default readable summary.
+  std::vector<std::function<void(const cc::CompileResult&)>> reports;
 };
 
 struct Option {
@@ -288,6 +293,8 @@ int main(int argc, char** argv) {
   }
   if (s.printSource) std::cout << r.partitionReady;
   if (s.printJson) std::cout << r.summaryJson;
-  if (s.outDir.empty() && !s.printSource && !s.printJson) printReadable(s.input, r.summary);
+  for (const auto& report : s.reports) report(r);
+  if (s.outDir.empty() && !s.printSource && !s.printJson && s.reports.empty())
+    printReadable(s.input, r.summary);
   return 0;
 }
