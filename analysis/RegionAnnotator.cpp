@@ -3,11 +3,15 @@
 #include "RegionAnalysis.h"
 
 #include <llvm/IR/Attributes.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <map>
 
 using namespace llvm;
 
@@ -32,6 +36,41 @@ struct Managers {
   }
 };
 
+// get_global_size(0) & co. are pure but convergent, so LICM leaves them in
+// loops, where ScalarEvolution sees a new unknown per iteration (no
+// induction). One call per (builtin, dim) at the function entry fixes that.
+void hoistWorkItemQueries(Function& F) {
+  static const StringRef kPure[] = {"_Z13get_global_idj",   "_Z12get_local_idj",    "_Z12get_group_idj",
+                                    "_Z15get_global_sizej", "_Z14get_local_sizej",  "_Z14get_num_groupsj",
+                                    "_Z17get_global_offsetj", "_Z12get_work_dimv", "_Z20get_global_linear_idv",
+                                    "_Z19get_local_linear_idv"};
+  std::map<std::pair<Function*, uint64_t>, CallInst*> first;
+  std::vector<CallInst*> dead;
+  BasicBlock& Entry = F.getEntryBlock();
+  for (BasicBlock& BB : F)
+    for (Instruction& I : BB) {
+      auto* C = dyn_cast<CallInst>(&I);
+      Function* Callee = C ? C->getCalledFunction() : nullptr;
+      if (!Callee || std::find(std::begin(kPure), std::end(kPure), Callee->getName()) == std::end(kPure))
+        continue;
+      uint64_t dim = ~uint64_t(0);
+      if (C->arg_size() == 1) {
+        auto* D = dyn_cast<ConstantInt>(C->getArgOperand(0));
+        if (!D) continue;
+        dim = D->getZExtValue();
+      } else if (C->arg_size() != 0) {
+        continue;
+      }
+      auto [it, inserted] = first.try_emplace({Callee, dim}, C);
+      if (!inserted) dead.push_back(C);
+    }
+  for (auto& [key, C] : first) C->moveBefore(&*Entry.getFirstInsertionPt());
+  for (CallInst* C : dead) {
+    C->replaceAllUsesWith(first[{C->getCalledFunction(), C->arg_size() ? cast<ConstantInt>(C->getArgOperand(0))->getZExtValue() : ~uint64_t(0)}]);
+    C->eraseFromParent();
+  }
+}
+
 }  // namespace
 
 void prepareForRegions(Module& M) {
@@ -42,14 +81,19 @@ void prepareForRegions(Module& M) {
     // Kernels too: a kernel may call another kernel (the callee stays).
     F.addFnAttr(Attribute::AlwaysInline);
   }
-  Managers Mg;
-  ModulePassManager MPM;
-  if (Error E = Mg.PB.parsePassPipeline(
-          MPM, "always-inline,function(sroa,early-cse,instcombine,simplifycfg,loop-simplify,lcssa,loop(loop-rotate),instcombine,loop-simplify,lcssa)")) {
-    consumeError(std::move(E));  // a fixed pipeline string: cannot fail
-    return;
-  }
-  MPM.run(M, Mg.MAM);
+  auto run = [&](const char* pipeline) {
+    Managers Mg;
+    ModulePassManager MPM;
+    if (Error E = Mg.PB.parsePassPipeline(MPM, pipeline)) {
+      consumeError(std::move(E));  // fixed pipeline strings: cannot fail
+      return;
+    }
+    MPM.run(M, Mg.MAM);
+  };
+  run("always-inline,function(sroa,early-cse,instcombine,simplifycfg)");
+  for (Function& F : M)
+    if (!F.isDeclaration()) hoistWorkItemQueries(F);
+  run("function(loop-simplify,lcssa,loop(loop-rotate),instcombine,loop-simplify,lcssa)");
 }
 
 void annotateRegions(Module& M, ProgramSummary& summary) {

@@ -151,7 +151,11 @@ ExprPtr ScevToExpr::translate(const SCEV* S) {
       if (!AR->isAffine()) return fail("non-affine induction in " + where);
       const SCEV* BTC = SE.getBackedgeTakenCount(L);
       if (isa<SCEVCouldNotCompute>(BTC)) BTC = SE.getSymbolicMaxBackedgeTakenCount(L);
-      if (isa<SCEVCouldNotCompute>(BTC)) return fail("trip count of " + where + " unknown");
+      if (isa<SCEVCouldNotCompute>(BTC)) {
+        std::string why;
+        if (ExprPtr r = rangeFromLatch(AR, &why)) return r;
+        return fail("trip count of " + where + " unknown" + (why.empty() ? "" : " (" + why + ")"));
+      }
       ExprPtr start = translate(AR->getStart());
       if (!start) return nullptr;
       ExprPtr step = translate(AR->getStepRecurrence(SE));
@@ -170,6 +174,78 @@ ExprPtr ScevToExpr::translate(const SCEV* S) {
       return translateUnknown(cast<SCEVUnknown>(S)->getValue(), SE.getTypeSizeInBits(S->getType()));
     default: return fail("unsupported expression");
   }
+}
+
+// A recurrence whose trip count SCEV cannot compute (grid-stride loops,
+// symbolic steps): bound it by the latch condition. If the backedge is taken
+// only while X pred B (X = x0 + k*c, B loop-invariant), every X_k lies in
+// [x0, max(x0, B-1+c)] for `<` (symmetrically for `>`), provided c has the
+// right sign and X never wraps: both checked at run time by fits terms.
+ExprPtr ScevToExpr::rangeFromLatch(const SCEVAddRecExpr* AR, std::string* why) {
+  const Loop* L = AR->getLoop();
+  BasicBlock* Latch = L->getLoopLatch();
+  auto* Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
+  auto* Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+  if (!Cmp || !SE.isSCEVable(Cmp->getOperand(0)->getType())) {
+    *why = "no latch comparison";
+    return nullptr;
+  }
+  bool continueOnTrue = Br->getSuccessor(0) == L->getHeader();
+  if (!continueOnTrue && Br->getSuccessor(1) != L->getHeader()) {
+    *why = "latch does not branch to the header";
+    return nullptr;
+  }
+  CmpInst::Predicate Pred = continueOnTrue ? Cmp->getPredicate() : Cmp->getInversePredicate();
+  const SCEV* X = SE.getSCEV(Cmp->getOperand(0));
+  const SCEV* B = SE.getSCEV(Cmp->getOperand(1));
+  auto isOurs = [&](const SCEV* V) {
+    const auto* A = dyn_cast<SCEVAddRecExpr>(V);
+    return A && A->getLoop() == L && A->isAffine();
+  };
+  if (!isOurs(X)) {
+    std::swap(X, B);
+    Pred = CmpInst::getSwappedPredicate(Pred);
+  }
+  if (!isOurs(X) || !SE.isLoopInvariant(B, L)) {
+    *why = "latch does not compare this induction with an invariant";
+    return nullptr;
+  }
+  bool increasing;
+  int64_t bOff;  // X_k <= B + bOff + c (increasing) / X_k >= B + bOff + c
+  switch (Pred) {
+    case CmpInst::ICMP_SLT: case CmpInst::ICMP_ULT: increasing = true, bOff = -1; break;
+    case CmpInst::ICMP_SLE: case CmpInst::ICMP_ULE: increasing = true, bOff = 0; break;
+    case CmpInst::ICMP_SGT: case CmpInst::ICMP_UGT: increasing = false, bOff = 1; break;
+    case CmpInst::ICMP_SGE: case CmpInst::ICMP_UGE: increasing = false, bOff = 0; break;
+    default: *why = "latch predicate is not an ordering"; return nullptr;
+  }
+  bool isSigned = CmpInst::isSigned(Pred);
+  unsigned W = SE.getTypeSizeInBits(X->getType());
+  const auto* XA = cast<SCEVAddRecExpr>(X);
+  ExprPtr x0 = translateAs(XA->getStart(), isSigned);
+  ExprPtr c = translateAs(XA->getStepRecurrence(SE), /*is_signed=*/true);
+  ExprPtr b = translateAs(B, isSigned);
+  ExprPtr arStart = translate(AR->getStart());
+  ExprPtr arStep = translate(AR->getStepRecurrence(SE));
+  if (!x0 || !c || !b || !arStart || !arStep) return nullptr;
+  // The step's sign: known, or checked (c-1 >= 0 / -1-c >= 0).
+  ExprPtr stepCheck;
+  if (c->kind == Expr::Kind::Const) {
+    if (increasing ? c->value < 1 : c->value > -1) {
+      *why = "step goes away from the bound";
+      return nullptr;
+    }
+  } else {
+    stepCheck = make_fits(increasing ? make_sub(c, Expr::constant(1)) : make_sub(Expr::constant(-1), c), 64, false);
+  }
+  ExprPtr far = make_add(make_add(b, Expr::constant(bOff)), c);
+  // Every computed X stays within `far`: it must fit the compared type.
+  ExprPtr zeroTimes = Expr::binary(Expr::Kind::Mul, Expr::constant(0), make_fits(far, W, isSigned));
+  if (stepCheck) zeroTimes = make_add(zeroTimes, Expr::binary(Expr::Kind::Mul, Expr::constant(0), stepCheck));
+  // Iterations k in [0, K], K = (last X - x0) / c; AR and X share k.
+  ExprPtr span = increasing ? make_sub(make_max(x0, far), x0) : make_sub(x0, make_min(x0, far));
+  ExprPtr K = make_add(make_div(span, increasing ? c : make_sub(Expr::constant(0), c)), zeroTimes);
+  return make_add(arStart, make_mul(arStep, make_range(Expr::constant(0), K)));
 }
 
 ExprPtr ScevToExpr::translateValue(const Value* V) {
@@ -232,6 +308,20 @@ ExprPtr ScevToExpr::translateUnknown(const Value* V, unsigned bits) {
   NDVar var;
   unsigned dim;
   if (ndrangeBuiltin(V, &var, &dim)) return Expr::ndvar(var, dim);
+  if (const auto* C = dyn_cast<CallInst>(V); C && C->getCalledFunction()) {
+    StringRef N = C->getCalledFunction()->getName();
+    auto v = [](NDVar x, unsigned d) { return Expr::ndvar(x, d); };
+    if (N == "_Z20get_global_linear_idv") {
+      // ((gid2-goff2)*gsz1 + (gid1-goff1))*gsz0 + (gid0-goff0); unused dims are 0/1.
+      auto rel = [&](unsigned d) { return make_sub(v(NDVar::GlobalId, d), v(NDVar::GlobalOffset, d)); };
+      return make_add(make_mul(make_add(make_mul(rel(2), v(NDVar::GlobalSize, 1)), rel(1)), v(NDVar::GlobalSize, 0)),
+                      rel(0));
+    }
+    if (N == "_Z19get_local_linear_idv")
+      return make_add(make_mul(make_add(make_mul(v(NDVar::LocalId, 2), v(NDVar::LocalSize, 1)), v(NDVar::LocalId, 1)),
+                               v(NDVar::LocalSize, 0)),
+                      v(NDVar::LocalId, 0));
+  }
   const auto* I = dyn_cast<Instruction>(V);
   if (!I) return fail("unsupported constant expression");
   std::string where = describeLocation(I);

@@ -24,6 +24,7 @@ class Instruction;
 class LoopInfo;
 class ScalarEvolution;
 class SCEV;
+class SCEVAddRecExpr;
 class Value;
 }  // namespace llvm
 
@@ -51,6 +52,7 @@ class ScevToExpr {
   libsplit::ExprPtr translateUnknown(const llvm::Value* V, unsigned bits);
   libsplit::ExprPtr translateValue(const llvm::Value* V);
   libsplit::ExprPtr translateIntegerBuiltin(const llvm::CallInst* C);
+  libsplit::ExprPtr rangeFromLatch(const llvm::SCEVAddRecExpr* AR, std::string* why);
 
   llvm::ScalarEvolution& SE;
   llvm::LoopInfo& LI;

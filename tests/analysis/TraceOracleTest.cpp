@@ -99,7 +99,7 @@ TEST(TraceOracle, ActualAccessesInsidePredictedRegions) {
   std::string err;
   auto runner = Runner::create(&err);
   ASSERT_TRUE(runner) << err;
-  int files = 0, slicesChecked = 0, bytesChecked = 0;
+  int files = 0, slicesChecked = 0, bytesChecked = 0, selfChecks = 0;
   for (const std::string& file : corpusFiles()) {
     auto spec = load_spec(file, &err);
     ASSERT_TRUE(spec) << file << ": " << err;
@@ -174,6 +174,17 @@ TEST(TraceOracle, ActualAccessesInsidePredictedRegions) {
               auto predicted = evaluate_region(region, env, size);
               if (!predicted) continue;  // unknown: the whole buffer, nothing to check
               const Bytes& bits = run.buffers[spec->args.size() + 2 * t + rw];
+              // Self-check of the oracle: the prediction shifted past the
+              // first traced byte must be caught.
+              bool shiftedMisses = false;
+              for (uint64_t byte = 0; byte < size && !shiftedMisses; ++byte)
+                if (bits[byte / 8] >> (byte % 8) & 1) {
+                  std::vector<ByteRange> shifted = *predicted;
+                  for (auto& r : shifted)
+                    if (r.begin <= byte && byte < r.end) r.begin = byte + 1;
+                  shiftedMisses = !inside(byte, shifted);
+                }
+              selfChecks += shiftedMisses;
               for (uint64_t byte = 0; byte < size; ++byte) {
                 if (!(bits[byte / 8] >> (byte % 8) & 1)) continue;
                 ++bytesChecked;
@@ -192,6 +203,7 @@ TEST(TraceOracle, ActualAccessesInsidePredictedRegions) {
   }
   EXPECT_GT(files, 5);
   EXPECT_GT(bytesChecked, 1000);  // the oracle saw real accesses
+  EXPECT_GT(selfChecks, 100);     // and would have caught a too-small prediction
   std::printf("trace oracle: %d kernels, %d slices, %d traced bytes, no violation\n", files, slicesChecked,
               bytesChecked);
 }
