@@ -410,17 +410,17 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   }
   if (local_size) {
     size_t product = 1;
+    for (unsigned d = 0; d < work_dim; ++d) product *= local_size[d];
+    if (product > max_wg) return CL_INVALID_WORK_GROUP_SIZE;
     for (unsigned d = 0; d < work_dim; ++d) {
       if (local_size[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
       if (reqd[0] && local_size[d] != reqd[d]) return CL_INVALID_WORK_GROUP_SIZE;
       size_t max_item = SIZE_MAX;
       for (auto& dev : rt.devices) max_item = std::min(max_item, dev.max_work_item_sizes[d]);
       if (local_size[d] > max_item) return CL_INVALID_WORK_ITEM_SIZE;
-      product *= local_size[d];
       spec.local[d] = local_size[d];
       if (global_size[d] % local_size[d]) spec.uniform = false;
     }
-    if (product > max_wg) return CL_INVALID_WORK_GROUP_SIZE;
     if (!spec.uniform) {
       // Non-uniform work-groups exist from OpenCL C 2.0 on.
       const std::string& o = k->program->options;

@@ -1,0 +1,507 @@
+// A single-device OpenCL host program with several scenarios. It knows
+// nothing of libsplit: tests run it with and without the shim and compare its
+// stdout byte for byte. Usage: rt_app <scenario>
+#include <CL/cl.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK(x)                                                               \
+  do {                                                                         \
+    cl_int e_ = (x);                                                           \
+    if (e_ != CL_SUCCESS) {                                                    \
+      fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #x, e_);        \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+struct Cl {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context ctx;
+  cl_command_queue q;
+  Cl() {
+    CHECK(clGetPlatformIDs(1, &platform, nullptr));
+    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr));
+    cl_int err;
+    ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    CHECK(err);
+    q = clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &err);
+    CHECK(err);
+  }
+  ~Cl() {
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+  }
+  cl_program build(const char* src, const char* options = "") {
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+    CHECK(err);
+    if (clBuildProgram(p, 1, &device, options, nullptr, nullptr) != CL_SUCCESS) {
+      char log[4096] = {0};
+      clGetProgramBuildInfo(p, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
+      fprintf(stderr, "build failed: %s\n", log);
+      exit(1);
+    }
+    return p;
+  }
+  cl_kernel kernel(cl_program p, const char* name) {
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, name, &err);
+    CHECK(err);
+    return k;
+  }
+  cl_mem buffer(cl_mem_flags flags, size_t size, void* host = nullptr) {
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, flags, size, host, &err);
+    CHECK(err);
+    return m;
+  }
+};
+
+template <class T>
+void print(const char* label, const std::vector<T>& v) {
+  printf("%s:", label);
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(v.data());
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < v.size() * sizeof(T); ++i) h = (h ^ b[i]) * 1099511628211ull;
+  printf(" n=%zu fnv=%016llx first=", v.size(), static_cast<unsigned long long>(h));
+  for (size_t i = 0; i < v.size() && i < 6; ++i) printf("%s ", std::to_string(v[i]).c_str());
+  printf("\n");
+}
+
+const char* kVecAdd = R"(
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
+  size_t i = get_global_id(0);
+  if (i < n) c[i] = a[i] * 1.5f + b[i];
+})";
+
+int vecadd(Cl& cl) {
+  const unsigned n = 1 << 14;
+  std::vector<float> a(n), b(n), c(n);
+  for (unsigned i = 0; i < n; ++i) a[i] = i * 0.25f, b[i] = 1.0f / (i + 1);
+  cl_program p = cl.build(kVecAdd);
+  cl_kernel k = cl.kernel(p, "vadd");
+  cl_mem da = cl.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, a.data());
+  cl_mem db = cl.buffer(CL_MEM_READ_ONLY, n * 4);
+  cl_mem dc = cl.buffer(CL_MEM_WRITE_ONLY, n * 4);
+  CHECK(clEnqueueWriteBuffer(cl.q, db, CL_TRUE, 0, n * 4, b.data(), 0, nullptr, nullptr));
+  CHECK(clSetKernelArg(k, 0, sizeof da, &da));
+  CHECK(clSetKernelArg(k, 1, sizeof db, &db));
+  CHECK(clSetKernelArg(k, 2, sizeof dc, &dc));
+  CHECK(clSetKernelArg(k, 3, sizeof n, &n));
+  size_t global = n, local = 64;
+  cl_event ev;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, &ev));
+  CHECK(clEnqueueReadBuffer(cl.q, dc, CL_TRUE, 0, n * 4, c.data(), 0, nullptr, nullptr));
+  cl_ulong t0 = 0, t1 = 0;
+  CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr));
+  CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr));
+  printf("profiling ordered: %d\n", t1 >= t0 && t0 > 0);
+  print("c", c);
+  // Second launch, NULL local size, offset.
+  size_t offset = 128, global2 = n - 256;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, &offset, &global2, nullptr, 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  CHECK(clEnqueueReadBuffer(cl.q, dc, CL_TRUE, 0, n * 4, c.data(), 0, nullptr, nullptr));
+  print("c2", c);
+  clReleaseEvent(ev);
+  clReleaseMemObject(da);
+  clReleaseMemObject(db);
+  clReleaseMemObject(dc);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
+
+const char* kTwoD = R"(
+__kernel void flip(__global const float* in, __global float* out, int w, int h) {
+  int x = get_global_id(0), y = get_global_id(1);
+  out[y * w + x] = in[(h - 1 - y) * w + x] + x * 0.5f + y;
+})";
+
+int twod(Cl& cl) {
+  const int w = 96, h = 64;
+  std::vector<float> in(w * h), out(w * h);
+  for (int i = 0; i < w * h; ++i) in[i] = std::sin(i * 0.01f);
+  cl_program p = cl.build(kTwoD);
+  cl_kernel k = cl.kernel(p, "flip");
+  cl_mem din = cl.buffer(CL_MEM_COPY_HOST_PTR, in.size() * 4, in.data());
+  cl_mem dout = cl.buffer(CL_MEM_READ_WRITE, out.size() * 4);
+  CHECK(clSetKernelArg(k, 0, sizeof din, &din));
+  CHECK(clSetKernelArg(k, 1, sizeof dout, &dout));
+  CHECK(clSetKernelArg(k, 2, sizeof w, &w));
+  CHECK(clSetKernelArg(k, 3, sizeof h, &h));
+  size_t global[2] = {w, h}, local[2] = {8, 8};
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 2, nullptr, global, local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, dout, CL_TRUE, 0, out.size() * 4, out.data(), 0, nullptr, nullptr));
+  print("out", out);
+  return 0;
+}
+
+const char* kStencil = R"(
+__kernel void smooth(__global const float* a, __global float* b, int n) {
+  int i = get_global_id(0);
+  float l = a[i > 0 ? i - 1 : 0], r = a[i + 1 < n ? i + 1 : n - 1];
+  b[i] = (l + a[i] + r) / 3.0f + 0.001f * i;
+})";
+
+int iterative(Cl& cl) {
+  const int n = 4096;
+  std::vector<float> a(n);
+  for (int i = 0; i < n; ++i) a[i] = (i % 17) * 1.0f;
+  cl_program p = cl.build(kStencil);
+  cl_kernel k = cl.kernel(p, "smooth");
+  cl_mem x = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, a.data());
+  cl_mem y = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  CHECK(clSetKernelArg(k, 2, sizeof n, &n));
+  size_t global = n, local = 32;
+  for (int it = 0; it < 12; ++it) {
+    CHECK(clSetKernelArg(k, 0, sizeof x, &x));
+    CHECK(clSetKernelArg(k, 1, sizeof y, &y));
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    std::swap(x, y);
+    if (it == 5) {  // a host read in the middle
+      CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
+      print("mid", a);
+    }
+  }
+  CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
+  print("final", a);
+  return 0;
+}
+
+const char* kScale = R"(
+__kernel void scale(__global int* x, int f, int add) {
+  int i = get_global_id(0);
+  x[i] = x[i] * f + add;
+})";
+
+int rw(Cl& cl) {
+  const int n = 2048;
+  std::vector<int> host(n), out(n);
+  for (int i = 0; i < n; ++i) host[i] = i;
+  cl_program p = cl.build(kScale);
+  cl_kernel k = cl.kernel(p, "scale");
+  cl_mem m = cl.buffer(CL_MEM_USE_HOST_PTR, n * 4, host.data());
+  int f = 3, add = 1;
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  size_t global = n, local = 16;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  cl_int err;
+  int* mapped = static_cast<int*>(clEnqueueMapBuffer(cl.q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                                     0, n * 4, 0, nullptr, nullptr, &err));
+  CHECK(err);
+  printf("map is host ptr: %d\n", mapped == host.data());
+  for (int i = 0; i < n; i += 7) mapped[i] = -i;
+  CHECK(clEnqueueUnmapMemObject(cl.q, m, mapped, 0, nullptr, nullptr));
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  print("after map", out);
+  // Copy, fill, rect, sub-buffer.
+  cl_mem c = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  int pattern[2] = {7, -7};
+  CHECK(clEnqueueFillBuffer(cl.q, c, pattern, sizeof pattern, 0, n * 4, 0, nullptr, nullptr));
+  CHECK(clEnqueueCopyBuffer(cl.q, m, c, 64, 256, 1024, 0, nullptr, nullptr));
+  size_t b_origin[3] = {16, 2, 0}, h_origin[3] = {0, 0, 0}, region[3] = {64, 5, 1};
+  std::vector<int> rect(16 * 5, 99);
+  CHECK(clEnqueueWriteBufferRect(cl.q, c, CL_FALSE, b_origin, h_origin, region, 256, 0, 64, 0,
+                                 rect.data(), 0, nullptr, nullptr));
+  CHECK(clSetKernelArg(k, 0, sizeof c, &c));
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  cl_buffer_region sub_region = {1024, 2048};
+  cl_mem sub = clCreateSubBuffer(c, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &sub_region, &err);
+  CHECK(err);
+  CHECK(clSetKernelArg(k, 0, sizeof sub, &sub));
+  size_t sub_global = 512;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &sub_global, &local, 0, nullptr, nullptr));
+  size_t src_origin[3] = {0, 1, 0}, dst_origin[3] = {32, 0, 0}, r2[3] = {32, 3, 2};
+  CHECK(clEnqueueCopyBufferRect(cl.q, c, m, src_origin, dst_origin, r2, 128, 512, 96, 480, 0,
+                                nullptr, nullptr));
+  std::vector<int> rect_out(8 * 4);
+  size_t rb_origin[3] = {8, 3, 0}, rregion[3] = {32, 4, 1};
+  CHECK(clEnqueueReadBufferRect(cl.q, c, CL_TRUE, rb_origin, h_origin, rregion, 200, 0, 32, 0,
+                                rect_out.data(), 0, nullptr, nullptr));
+  print("rect", rect_out);
+  CHECK(clEnqueueReadBuffer(cl.q, c, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  print("c", out);
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  print("m", out);
+  clReleaseMemObject(sub);
+  clReleaseMemObject(c);
+  clReleaseMemObject(m);
+  print("host", host);
+  return 0;
+}
+
+const char* kScatter = R"(
+__kernel void scatter(__global const int* perm, __global const float* in, __global float* out) {
+  int i = get_global_id(0);
+  out[perm[i]] = in[i] * 3.0f;
+})";
+
+int merge(Cl& cl) {
+  const int n = 4096;
+  std::vector<int> perm(n);
+  std::vector<float> in(n), out(n, -1.0f);
+  for (int i = 0; i < n; ++i) perm[i] = (i * 1237) % n, in[i] = i * 0.5f;
+  cl_program p = cl.build(kScatter);
+  cl_kernel k = cl.kernel(p, "scatter");
+  cl_mem dp = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, perm.data());
+  cl_mem di = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, in.data());
+  cl_mem dout = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4 * 2, std::vector<float>(2 * n, 5.0f).data());
+  CHECK(clSetKernelArg(k, 0, sizeof dp, &dp));
+  CHECK(clSetKernelArg(k, 1, sizeof di, &di));
+  CHECK(clSetKernelArg(k, 2, sizeof dout, &dout));
+  size_t global = n / 2, local = 64;  // half of the items: half of out keeps 5.0
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  std::vector<float> all(2 * n);
+  CHECK(clEnqueueReadBuffer(cl.q, dout, CL_TRUE, 0, all.size() * 4, all.data(), 0, nullptr, nullptr));
+  print("out", all);
+  return 0;
+}
+
+int trap(Cl& cl) {
+  // The app changes its source array after the write completed and before
+  // the kernel runs: the kernel must see the values of the write.
+  const int n = 4096;
+  std::vector<int> src(n);
+  for (int i = 0; i < n; ++i) src[i] = i;
+  cl_program p = cl.build(kScale);
+  cl_kernel k = cl.kernel(p, "scale");
+  cl_mem m = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  cl_event written;
+  CHECK(clEnqueueWriteBuffer(cl.q, m, CL_FALSE, 0, n * 4, src.data(), 0, nullptr, &written));
+  CHECK(clWaitForEvents(1, &written));
+  for (int i = 0; i < n; ++i) src[i] = -1000;  // after completion: allowed
+  int f = 2, add = 5;
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  size_t global = n, local = 64;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  std::vector<int> out(n);
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  print("out", out);
+  // Blocking write of a page-aligned array, modified right after the call.
+  std::vector<int> src2(n, 3);
+  CHECK(clEnqueueWriteBuffer(cl.q, m, CL_TRUE, 0, n * 4, src2.data(), 0, nullptr, nullptr));
+  src2.assign(n, 77);
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  print("out2", out);
+  clReleaseEvent(written);
+  return 0;
+}
+
+const char* kGroups = R"(
+__kernel void groups(__global int* out) {
+  size_t i = get_global_id(0) - get_global_offset(0);
+  out[i] = get_group_id(0) * 100000 + get_num_groups(0) * 100 + get_local_id(0) + get_global_size(0) * 3;
+})";
+
+int groups(Cl& cl) {
+  const int n = 1024;
+  cl_program p = cl.build(kGroups);
+  cl_kernel k = cl.kernel(p, "groups");
+  cl_mem m = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  size_t global = n, local = 32, offset = 64;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, &offset, &global, &local, 0, nullptr, nullptr));
+  std::vector<int> out(n);
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  print("out", out);
+  return 0;
+}
+
+void CL_CALLBACK count_callback(cl_event, cl_int status, void* user) {
+  if (status == CL_COMPLETE) ++*static_cast<int*>(user);
+}
+
+int events(Cl& cl) {
+  const int n = 1024;
+  std::vector<int> a(n, 4), out(n);
+  cl_int err;
+  cl_event gate = clCreateUserEvent(cl.ctx, &err);
+  CHECK(err);
+  cl_program p = cl.build(kScale);
+  cl_kernel k = cl.kernel(p, "scale");
+  cl_mem m = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  cl_event w, kev, marker;
+  // PoCL 3.1 hangs when a user event gates queued commands (seen here), so
+  // the native comparison only uses an already complete user event; the
+  // "gate" scenario checks gating under the shim.
+  const bool gated = getenv("RT_APP_GATE") != nullptr;
+  if (!gated) CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+  CHECK(clEnqueueWriteBuffer(cl.q, m, CL_FALSE, 0, n * 4, a.data(), 1, &gate, &w));
+  cl_int status = 0;
+  if (gated) {
+    CHECK(clGetEventInfo(w, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+    printf("write waits for the gate: %d\n", status > CL_COMPLETE);
+    CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+  }
+  CHECK(clWaitForEvents(1, &w));
+  int f = 5, add = -1;
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  size_t global = n, local = 64;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 1, &w, &kev));
+  int completed = 0;
+  CHECK(clSetEventCallback(kev, CL_COMPLETE, count_callback, &completed));
+  CHECK(clEnqueueMarkerWithWaitList(cl.q, 0, nullptr, &marker));
+  CHECK(clFlush(cl.q));
+  CHECK(clWaitForEvents(1, &marker));
+  CHECK(clGetEventInfo(kev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  printf("kernel complete after marker: %d\n", status == CL_COMPLETE);
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  printf("callbacks: %d\n", completed);
+  cl_command_type type = 0;
+  CHECK(clGetEventInfo(kev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr));
+  printf("type ndrange: %d\n", type == CL_COMMAND_NDRANGE_KERNEL);
+  print("out", out);
+  // A second queue in the same context sees the data.
+  cl_command_queue q2 = clCreateCommandQueue(cl.ctx, cl.device, 0, &err);
+  CHECK(err);
+  CHECK(clEnqueueNDRangeKernel(q2, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(q2, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  print("q2", out);
+  clReleaseCommandQueue(q2);
+  for (cl_event e : {gate, w, kev, marker}) clReleaseEvent(e);
+  return 0;
+}
+
+int errors(Cl& cl) {
+  cl_int err = 0;
+  auto show = [](const char* what, cl_int code) { printf("%s = %d\n", what, code); };
+  int dummy[16] = {0};
+  clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, 0, nullptr, &err);
+  show("buffer size 0", err);
+  clCreateBuffer(cl.ctx, CL_MEM_COPY_HOST_PTR, 64, nullptr, &err);
+  show("copy host ptr null", err);
+  clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, 64, dummy, &err);
+  show("host ptr without flag", err);
+  clCreateBuffer(cl.ctx, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, 64, nullptr, &err);
+  show("ro|wo", err);
+  clCreateBuffer(nullptr, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  show("null context", err);
+  cl_mem m = cl.buffer(CL_MEM_READ_WRITE, 64);
+  show("read out of range", clEnqueueReadBuffer(cl.q, m, CL_TRUE, 32, 64, dummy, 0, nullptr, nullptr));
+  show("read null buffer", clEnqueueReadBuffer(cl.q, nullptr, CL_TRUE, 0, 4, dummy, 0, nullptr, nullptr));
+  show("read null ptr", clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, 4, nullptr, 0, nullptr, nullptr));
+  show("write null queue", clEnqueueWriteBuffer(nullptr, m, CL_TRUE, 0, 4, dummy, 0, nullptr, nullptr));
+  show("wait list mismatch", clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, 4, dummy, 1, nullptr, nullptr));
+  show("copy overlap", clEnqueueCopyBuffer(cl.q, m, m, 0, 8, 16, 0, nullptr, nullptr));
+  show("fill pattern 3", clEnqueueFillBuffer(cl.q, m, dummy, 3, 0, 12, 0, nullptr, nullptr));
+  cl_buffer_region region = {32, 64};
+  clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  show("sub-buffer out of range", err);
+  cl_uint value;
+  show("mem info bad param", clGetMemObjectInfo(m, 0x7777, sizeof value, &value, nullptr));
+  show("mem info small", clGetMemObjectInfo(m, CL_MEM_SIZE, 1, &value, nullptr));
+  show("release null mem", clReleaseMemObject(nullptr));
+  show("finish null", clFinish(nullptr));
+  show("wait none", clWaitForEvents(0, nullptr));
+  show("unmap bad ptr", clEnqueueUnmapMemObject(cl.q, m, dummy, 0, nullptr, nullptr));
+  const char* bad = "__kernel void f(__global int* x) { x[0] = ; }";
+  cl_program bp = clCreateProgramWithSource(cl.ctx, 1, &bad, nullptr, &err);
+  show("create bad source", err);
+  show("build bad source", clBuildProgram(bp, 1, &cl.device, "", nullptr, nullptr));
+  cl_build_status bs;
+  clGetProgramBuildInfo(bp, cl.device, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
+  show("build status", bs);
+  cl_program p = cl.build(kScale);
+  clCreateKernel(p, "nope", &err);
+  show("kernel bad name", err);
+  cl_kernel k = cl.kernel(p, "scale");
+  show("arg index", clSetKernelArg(k, 3, sizeof(int), dummy));
+  show("arg size", clSetKernelArg(k, 1, 2, dummy));
+  show("arg bad mem", clSetKernelArg(k, 0, sizeof(cl_mem), dummy + 2));
+  size_t global = 64, local = 5;
+  show("launch unset args", clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof(int), dummy));
+  CHECK(clSetKernelArg(k, 2, sizeof(int), dummy));
+  show("launch dim 0", clEnqueueNDRangeKernel(cl.q, k, 0, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  show("launch local 5", clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  local = 1 << 20;
+  show("launch local huge", clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  cl_event user = clCreateUserEvent(cl.ctx, &err);
+  show("user event", err);
+  show("user status 1", clSetUserEventStatus(user, CL_COMPLETE));
+  show("user status 2", clSetUserEventStatus(user, CL_COMPLETE));
+  show("user profiling", clGetEventProfilingInfo(user, CL_PROFILING_COMMAND_START, 8, dummy, nullptr));
+  cl_command_queue plain = clCreateCommandQueue(cl.ctx, cl.device, 0, &err);
+  cl_event e;
+  CHECK(clEnqueueMarkerWithWaitList(plain, 0, nullptr, &e));
+  CHECK(clFinish(plain));
+  show("no profiling", clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, 8, dummy, nullptr));
+  clCreateCommandQueue(nullptr, cl.device, 0, &err);
+  show("queue null context", err);
+  show("kernel info bad", clGetKernelInfo(k, 0x7777, 8, dummy, nullptr));
+  show("release null kernel", clReleaseKernel(nullptr));
+  clReleaseEvent(e);
+  clReleaseEvent(user);
+  clReleaseCommandQueue(plain);
+  return 0;
+}
+
+// Pass-through overhead: many small enqueues of a tiny kernel; the time goes
+// to stderr (not compared), the result to stdout.
+int bench(Cl& cl) {
+  const int n = 256, reps = 2000;
+  cl_program p = cl.build(kScale);
+  cl_kernel k = cl.kernel(p, "scale");
+  cl_mem m = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  std::vector<int> v(n, 1);
+  int f = 1, add = 1;
+  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  size_t global = n, local = 64;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < reps; ++r) {
+    CHECK(clEnqueueWriteBuffer(cl.q, m, CL_FALSE, 0, 64, v.data(), 0, nullptr, nullptr));
+    CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, v.data(), 0, nullptr, nullptr));
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  fprintf(stderr, "bench_seconds %.6f\n", s);
+  print("v", v);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: rt_app <scenario>\n");
+    return 2;
+  }
+  std::string s = argv[1];
+  Cl cl;
+  if (s == "vecadd") return vecadd(cl);
+  if (s == "twod") return twod(cl);
+  if (s == "iterative") return iterative(cl);
+  if (s == "rw") return rw(cl);
+  if (s == "merge") return merge(cl);
+  if (s == "trap") return trap(cl);
+  if (s == "groups") return groups(cl);
+  if (s == "events") return events(cl);
+  if (s == "errors") return errors(cl);
+  if (s == "bench") return bench(cl);
+  fprintf(stderr, "unknown scenario %s\n", s.c_str());
+  return 2;
+}
