@@ -1,0 +1,147 @@
+// Unit tests of the shim's pure pieces: interval sets, the device-set syntax,
+// the controls table.
+#include "controls.h"
+#include "device_set.h"
+#include "interval_set.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+using namespace libsplit;
+
+TEST(IntervalSet, AddMergesAdjacentAndOverlapping) {
+  IntervalSet s;
+  s.add({10, 20});
+  s.add({30, 40});
+  s.add({20, 25});
+  EXPECT_EQ(s.ranges(), (std::vector<Range>{{10, 25}, {30, 40}}));
+  s.add({5, 35});
+  EXPECT_EQ(s.ranges(), (std::vector<Range>{{5, 40}}));
+  s.add({50, 50});  // empty
+  EXPECT_EQ(s.total(), 35u);
+}
+
+TEST(IntervalSet, RemoveSplits) {
+  IntervalSet s;
+  s.add({0, 100});
+  s.remove({10, 20});
+  s.remove({90, 200});
+  EXPECT_EQ(s.ranges(), (std::vector<Range>{{0, 10}, {20, 90}}));
+  EXPECT_TRUE(s.covers({20, 90}));
+  EXPECT_FALSE(s.covers({5, 15}));
+  EXPECT_EQ(s.missing({5, 25}), (std::vector<Range>{{10, 20}}));
+  EXPECT_EQ(s.present({5, 25}), (std::vector<Range>{{5, 10}, {20, 25}}));
+}
+
+TEST(IntervalSet, MatchesABitmapUnderRandomOperations) {
+  std::mt19937 rng(7);
+  IntervalSet s;
+  std::vector<bool> bits(300, false);
+  for (int step = 0; step < 2000; ++step) {
+    uint64_t a = rng() % 300, b = rng() % 300;
+    if (a > b) std::swap(a, b);
+    bool add = rng() % 2;
+    if (add) s.add({a, b});
+    else s.remove({a, b});
+    for (uint64_t i = a; i < b; ++i) bits[i] = add;
+    uint64_t qa = rng() % 300, qb = rng() % 300;
+    if (qa > qb) std::swap(qa, qb);
+    bool all = true;
+    uint64_t count = 0;
+    for (uint64_t i = qa; i < qb; ++i) all &= bits[i];
+    for (bool bit : bits) count += bit;
+    ASSERT_EQ(s.covers({qa, qb}), all);
+    ASSERT_EQ(s.total(), count);
+    uint64_t missing = 0;
+    for (auto& r : s.missing({qa, qb})) {
+      for (uint64_t i = r.begin; i < r.end; ++i) ASSERT_FALSE(bits[i]);
+      missing += r.size();
+    }
+    uint64_t present = 0;
+    for (auto& r : s.present({qa, qb})) present += r.size();
+    ASSERT_EQ(missing + present, qb - qa);
+  }
+}
+
+namespace {
+std::vector<DeviceDesc> node() {
+  return {{0, 0, "pthread-cpu", false, true, false},
+          {0, 1, "basic-cpu", false, true, false},
+          {1, 0, "NVIDIA H100", true, false, false},
+          {1, 1, "NVIDIA A100", true, false, false}};
+}
+}  // namespace
+
+TEST(DeviceSet, DefaultIsEverything) {
+  auto s = select_devices("", node());
+  EXPECT_TRUE(s.error.empty());
+  EXPECT_EQ(s.chosen, (std::vector<unsigned>{0, 1, 2, 3}));
+}
+
+TEST(DeviceSet, PlatformDeviceTerms) {
+  EXPECT_EQ(select_devices("0:0,1:*", node()).chosen, (std::vector<unsigned>{0, 2, 3}));
+  EXPECT_EQ(select_devices("*:1", node()).chosen, (std::vector<unsigned>{1, 3}));
+  EXPECT_EQ(select_devices("1:1, 0:1", node()).chosen, (std::vector<unsigned>{1, 3}));
+  EXPECT_TRUE(select_devices("2:0", node()).chosen.empty());
+}
+
+TEST(DeviceSet, TypeAndNameTerms) {
+  EXPECT_EQ(select_devices("type:gpu", node()).chosen, (std::vector<unsigned>{2, 3}));
+  EXPECT_EQ(select_devices("type:cpu", node()).chosen, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(select_devices("name:h100,name:BASIC", node()).chosen, (std::vector<unsigned>{1, 2}));
+  auto s = select_devices("type:gpu", node());
+  EXPECT_NE(s.reasons[2].find("type:gpu"), std::string::npos);
+  EXPECT_NE(s.reasons[0].find("not chosen"), std::string::npos);
+}
+
+TEST(DeviceSet, MalformedSpecsChooseNothing) {
+  for (const char* bad : {"x", "type:fpga", "0:a", "a:0", ":"}) {
+    auto s = select_devices(bad, node());
+    EXPECT_FALSE(s.error.empty()) << bad;
+    EXPECT_TRUE(s.chosen.empty()) << bad;
+  }
+}
+
+namespace {
+std::map<std::string, std::string> g_env;
+const char* fake_getenv(const char* name) {
+  auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+}  // namespace
+
+TEST(Controls, DefaultsAndParsing) {
+  g_env.clear();
+  Controls d = read_controls(fake_getenv);
+  EXPECT_FALSE(d.disable);
+  EXPECT_EQ(d.log, 0);
+  EXPECT_TRUE(d.plain_split);
+  g_env = {{"LIBSPLIT_DISABLE", "1"}, {"LIBSPLIT_LOG", "2"}, {"LIBSPLIT_DEVICES", "type:gpu"},
+           {"LIBSPLIT_PLAIN_SPLIT", "off"}};
+  Controls c = read_controls(fake_getenv);
+  EXPECT_TRUE(c.disable);
+  EXPECT_EQ(c.log, 2);
+  EXPECT_EQ(c.devices, "type:gpu");
+  EXPECT_FALSE(c.plain_split);
+}
+
+TEST(Controls, MalformedValuesKeepDefaultsAndWarn) {
+  g_env = {{"LIBSPLIT_LOG", "lots"}, {"LIBSPLIT_DISABLE", "maybe"}};
+  std::string warnings;
+  Controls c = read_controls(fake_getenv, &warnings);
+  EXPECT_EQ(c.log, 0);
+  EXPECT_FALSE(c.disable);
+  EXPECT_NE(warnings.find("LIBSPLIT_LOG"), std::string::npos);
+  EXPECT_NE(warnings.find("LIBSPLIT_DISABLE"), std::string::npos);
+}
+
+TEST(Controls, DocumentationNamesEveryControl) {
+  std::string doc = controls_documentation();
+  for (const char* name : {"LIBSPLIT_DEVICES", "LIBSPLIT_DISABLE", "LIBSPLIT_SCHEDULER",
+                           "LIBSPLIT_PROPORTIONS", "LIBSPLIT_LOG", "LIBSPLIT_TRACE",
+                           "LIBSPLIT_TIMELINE", "LIBSPLIT_CC", "LIBSPLIT_CACHE_DIR",
+                           "LIBSPLIT_WARMSTART"})
+    EXPECT_NE(doc.find(name), std::string::npos) << name;
+}
