@@ -71,10 +71,9 @@ ExprPtr ScevToExpr::translateAs(const SCEV* S, bool is_signed) {
   if (!e) return nullptr;
   unsigned bits = SE.getTypeSizeInBits(S->getType());
   if (bits > 64) return fail("integer wider than 64 bits");
-  // An i32 kernel argument is passed sign-extended: it always fits signed.
-  if (is_signed && e->kind == Expr::Kind::Arg) {
-    if (const auto* U = dyn_cast<SCEVUnknown>(S); U && isa<Argument>(U->getValue())) return e;
-  }
+  // Kernel arguments too: the runtime may extend a narrow argument either
+  // way (region.h says sign; the shim zero-extends unsigned types); the
+  // check makes both safe.
   return make_fits(std::move(e), bits, is_signed);
 }
 

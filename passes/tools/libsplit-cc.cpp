@@ -7,6 +7,7 @@
 // --help prints the table.
 #include "Cache.h"
 #include "Compiler.h"
+#include "TraceReport.h"
 
 #include <chrono>
 #include <cstdio>
@@ -74,6 +75,19 @@ const Option kOptions[] = {
      [](Settings& s, const std::string&) { s.printTime = true; }},
     {"--verbose", nullptr, "report build options ignored and cache problems on stderr",
      [](Settings& s, const std::string&) { s.verbose = true; }},
+    {"--regions", nullptr, "print the read/write region of every buffer argument (or unknown + why)",
+     [](Settings& s, const std::string&) {
+       s.reports.push_back([](const cc::CompileResult& r) { trace::print_region_report(r.summary, std::cout); });
+     }},
+    {"--trace", nullptr, "print the program instrumented to record the bytes each buffer arg accesses",
+     [](Settings& s, const std::string&) {
+       s.reports.push_back([&s](const cc::CompileResult&) {
+         std::ifstream f(s.input, std::ios::binary);
+         std::stringstream src;
+         src << f.rdbuf();
+         trace::print_traced_program(src.str(), s.buildOptions, s.resourceDir, std::cout, std::cerr);
+       });
+     }},
     {"--version", nullptr, "print the tool version",
      [](Settings& s, const std::string&) {
        printVersion();

@@ -35,7 +35,7 @@ __kernel void vadd(__global const float* a, __global const float* b, __global fl
   if (i < n) c[i] = a[i] + b[i];
 })");
   const char* guarded =
-      "if gid0 <= (+ (+ (arg 3) (* 0 (fits_i32 gid0))) -1): "
+      "if gid0 <= (+ (+ (fits_i32 (arg 3)) (* 0 (fits_i32 gid0))) -1): "
       "[(* (fits_i32 gid0) 4), (+ (* (fits_i32 gid0) 4) 3)]";
   EXPECT_EQ(line(r, "arg 0 read"), std::string("arg 0 read: ") + guarded);
   EXPECT_EQ(line(r, "arg 0 write"), "arg 0 write: none");

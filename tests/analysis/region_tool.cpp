@@ -7,7 +7,7 @@
 //       "// UNTRACED <kernel>" for kernels left unchanged)
 #include "ClToIR.h"
 #include "RegionAnnotator.h"
-#include "TraceRewriter.h"
+#include "TraceReport.h"
 
 #include <fstream>
 #include <iostream>
@@ -31,25 +31,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> opts;
   std::string optText;
   for (int j = i + 1; j < argc; ++j) opts.push_back(argv[j]), optText += std::string(argv[j]) + " ";
-  if (mode == "--trace") {
-    auto r = libsplit::trace::instrument_for_tracing(ss.str(), opts);
-    if (!r.ok) {
-      std::cerr << r.error << "\n";
-      return 1;
-    }
-    for (const auto& k : r.kernels) {
-      if (!k.instrumented) {
-        std::cout << "// UNTRACED " << k.name << "\n";
-        continue;
-      }
-      std::cout << "// TRACED " << k.name << " ";
-      for (size_t p = 0; p < k.traced_params.size(); ++p) std::cout << (p ? "," : "") << k.traced_params[p];
-      std::cout << "\n";
-      for (const auto& n : k.notes) std::cout << "// NOTE " << k.name << ": " << n << "\n";
-    }
-    std::cout << r.source;
-    return 0;
-  }
+  if (mode == "--trace")
+    return libsplit::trace::print_traced_program(ss.str(), opts, "", std::cout, std::cerr) ? 0 : 1;
   llvm::LLVMContext ctx;
   std::string err;
   auto M = libsplit::test::compileCL(ss.str(), optText, ctx, &err);
