@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# README command (1): the main job. Builds libsplit, then runs an iterative
+# all-pairs N-body simulation (an ordinary single-device OpenCL program) split
+# over every available device, and prints how the split converges launch by
+# launch. With no GPU present, PoCL is asked for two CPU devices of different
+# speed ("pthread basic") so that there is something to balance.
+#
+# Knobs: DEMO_SIZE (small|medium|large, default small), DEMO_ITERS (default 20),
+# DEMO_SCHEDULER (default: libsplit's default), POCL_DEVICES (kept when set).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${LIBSPLIT_BUILD_DIR:-$root/build}
+size=${DEMO_SIZE:-small}
+iters=${DEMO_ITERS:-20}
+
+bash "$root/scripts/build.sh"
+
+if [ -z "${POCL_DEVICES:-}" ] && ! clinfo -l 2>/dev/null | grep -qiv -e pthread -e basic -e platform; then
+  export POCL_DEVICES="pthread basic"
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+app=("$build/bench/bin/nbody" --size "$size" --iters "$iters")
+run=("$build/libsplit/libsplit-run" --trace "$work/trace.csv")
+[ -n "${DEMO_SCHEDULER:-}" ] && run+=(--scheduler "$DEMO_SCHEDULER")
+
+echo "== devices libsplit will use"
+"$build/libsplit/libsplit-info"
+echo
+ndev=$(clinfo -l 2>/dev/null | awk '/^Platform/{p++} p==1 && /Device #/{n++} END{print n+0}')
+for ((d = 0; d < ndev; d++)); do
+  echo "== nbody alone on device $d of the first platform, without libsplit"
+  "${app[@]}" --device "$d"
+  echo
+done
+echo "== the same binary (device 0) under libsplit"
+"${run[@]}" -- "${app[@]}"
+echo
+echo "== how the split converged (share of work-groups and time per device, per launch)"
+/usr/bin/python3 "$root/scripts/show_convergence.py" "$work/trace.csv"
