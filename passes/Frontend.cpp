@@ -54,6 +54,7 @@ std::unique_ptr<clang::CompilerInstance> makeInstance(const FrontendInput& in,
     if (!ok || diags.hasErrorOccurred()) return nullptr;
   }
   ci->getDiagnosticOpts().ShowColors = false;
+  ci->setVerboseOutputStream(os);  // "N errors generated." joins the diagnostics
   ci->createDiagnostics(new clang::TextDiagnosticPrinter(os, &ci->getDiagnosticOpts()),
                         /*ShouldOwnClient=*/true);
   ci->getPreprocessorOpts().addRemappedFile(

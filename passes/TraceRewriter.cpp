@@ -84,6 +84,30 @@ class KernelTracer : public RecursiveASTVisitor<KernelTracer> {
     }
     return true;
   }
+  // vloadN(offset, p) / vstoreN(v, offset, p): the offset counts N-element
+  // vectors, so marking offset with an element size of N*sizeof(*p) marks
+  // exactly the bytes moved.
+  bool VisitCallExpr(CallExpr* C) {
+    if (Collecting) return true;
+    const FunctionDecl* F = C->getDirectCallee();
+    if (!F || !F->getIdentifier()) return true;
+    StringRef Name = F->getName();
+    bool store = Name.consume_front("vstore");
+    if (!store && !Name.consume_front("vload")) return true;
+    unsigned n = 0;
+    if (Name.getAsInteger(10, n) || (n != 2 && n != 3 && n != 4 && n != 8 && n != 16)) return true;
+    unsigned offIdx = store ? 1 : 0, ptrIdx = store ? 2 : 1;
+    if (C->getNumArgs() != ptrIdx + 1) return true;
+    ParmVarDecl* P = tracedBase(C->getArg(ptrIdx));
+    Expr* Off = C->getArg(offIdx);
+    if (!P || Off->getBeginLoc().isMacroID() || Off->getEndLoc().isMacroID()) return true;
+    std::string name = P->getName().str();
+    RW.InsertTextBefore(Off->getBeginLoc(), "__ls_mark(__ls_" + std::string(store ? "w_" : "r_") + name +
+                                                ", __ls_slice, (long)(");
+    RW.InsertTextAfterToken(Off->getEndLoc(), "), " + std::to_string(n) + " * sizeof(" + name + "[0]))");
+    return true;
+  }
+
   bool VisitArraySubscriptExpr(ArraySubscriptExpr* A) {
     if (Collecting) return true;
     ParmVarDecl* P = tracedBase(A->getBase());

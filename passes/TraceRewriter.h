@@ -9,7 +9,8 @@
 // so one full-NDRange run gives the accesses of one slice. A bitmap for a
 // buffer of B bytes needs ceil(B/32) uints, zero-initialised.
 //
-// Traced: `p[i]` (read, write, compound = both; `&p[i]` = both) and `*p`
+// Traced: `p[i]` (read, write, compound = both; `&p[i]` = both), `*p`,
+// vloadN(i, p) / vstoreN(v, i, p),
 // where p is a __global/__constant pointer parameter never reassigned in the
 // kernel. Not traced (so the oracle is weaker, never wrong there): accesses
 // inside helper functions, through derived pointers, member/component

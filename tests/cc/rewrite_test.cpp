@@ -92,6 +92,25 @@ TEST(Rewrite, HelpersInUserHeadersNeedingTheCtxAreRefused) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Rewrite, SignaturesFromMacrosAreRewrittenOrRefusedNeverMiscompiled) {
+  // The parameter list is written in the macro body: rewriting the #define
+  // is right when every function it declares needs the ctx...
+  auto r = compile(
+      "#define GETTER(name, d) int name(void) { return (int)get_group_id(d); }\n"
+      "GETTER(gx, 0)\nGETTER(gy, 1)\n"
+      "__kernel void k(__global int* o) { o[0] = gx() + gy(); }\n");
+  ASSERT_TRUE(r.ok) << r.error << r.diagnostics;
+  EXPECT_NE(r.partitionReady.find("int name(ulong4 __libsplit_ctx)"), std::string::npos);
+  // ...and wrong when one of them does not: the verify step refuses it.
+  r = compile(
+      "#define FN(name, body) int name(void) { return body; }\n"
+      "FN(grp, (int)get_group_id(0))\nFN(seven, 7)\n"
+      "int use_seven(void) { return seven(); }\n"
+      "__kernel void k(__global int* o) { o[0] = grp() + use_seven(); }\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("does not compile"), std::string::npos) << r.error;
+}
+
 TEST(Rewrite, ProgramWithoutKernelsIsFine) {
   auto r = compile("int f(int x) { return x; }\n");
   ASSERT_TRUE(r.ok) << r.error << r.diagnostics;
