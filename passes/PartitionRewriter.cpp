@@ -141,6 +141,7 @@ class Rewrite {
     }
 
     FileID main = sm_.getMainFileID();
+    if (!inlineHeaders(originalName)) return fail(result);
     std::string body;
     if (const RewriteBuffer* buf = rw_.getRewriteBufferFor(main))
       body.assign(buf->begin(), buf->end());
@@ -170,23 +171,72 @@ class Rewrite {
     return out;
   }
 
-  // Where the text at loc is written, provided it is in the main file.
+  // A user header #included directly by the main file: its rewritten text
+  // replaces the #include line in the output.
+  bool isDirectUserHeader(FileID fid) const {
+    if (fid.isInvalid() || fid == sm_.getMainFileID()) return false;
+    SourceLocation inc = sm_.getIncludeLoc(fid);
+    if (inc.isInvalid() || !sm_.isWrittenInMainFile(inc) || inc.isMacroID()) return false;
+    return !SrcMgr::isSystem(sm_.getFileCharacteristic(sm_.getLocForStartOfFile(fid)));
+  }
+
+  // Where the text at loc is written, provided it is in the main file or in
+  // a user header it includes directly.
   std::optional<SourceLocation> writtenLoc(SourceLocation loc, const char* what,
                                            const NamedDecl* about) {
     SourceLocation s = sm_.getSpellingLoc(loc);
     if (s.isValid() && sm_.isWrittenInMainFile(s)) return s;
+    if (s.isValid() && isDirectUserHeader(sm_.getFileID(s))) {
+      headers_.insert(sm_.getFileID(s));
+      return s;
+    }
     error_ = "cannot make '" + about->getNameAsString() + "' partition-ready: its " + what;
     if (s.isValid()) {
       PresumedLoc p = sm_.getPresumedLoc(s);
       if (p.isValid())
         error_ += " is written in " + std::string(p.getFilename()) + ":" +
-                  std::to_string(p.getLine()) + ", outside the program source (headers are not rewritten)";
+                  std::to_string(p.getLine()) +
+                  ", outside the program source and the headers it includes directly";
       else
         error_ += " has no source location";
     } else {
       error_ += " has no source location";
     }
     return std::nullopt;
+  }
+
+  // Replaces the #include line of every rewritten header by the header's
+  // rewritten text between #line directives, so that every line keeps its
+  // file name and number.
+  bool inlineHeaders(const std::string& mainName) {
+    FileID main = sm_.getMainFileID();
+    llvm::StringRef mainText = sm_.getBufferData(main);
+    for (FileID fid : headers_) {
+      SourceLocation inc = sm_.getIncludeLoc(fid);
+      unsigned offset = sm_.getFileOffset(inc);
+      size_t lineStart = mainText.rfind('\n', offset ? offset - 1 : 0);
+      lineStart = lineStart == llvm::StringRef::npos || offset == 0 ? 0 : lineStart + 1;
+      size_t lineEnd = mainText.find('\n', offset);
+      if (lineEnd == llvm::StringRef::npos) lineEnd = mainText.size();
+      else lineEnd += 1;
+      unsigned line = sm_.getSpellingLineNumber(inc);
+      std::string text;
+      if (const RewriteBuffer* buf = rw_.getRewriteBufferFor(fid))
+        text.assign(buf->begin(), buf->end());
+      else
+        text = sm_.getBufferData(fid).str();
+      if (!text.empty() && text.back() != '\n') text += '\n';
+      std::string headerName = "?";
+      if (auto entry = sm_.getFileEntryRefForID(fid)) headerName = entry->getName().str();
+      std::string block = "#line 1 \"" + escapeForLine(headerName) + "\"\n" + text + "#line " +
+                          std::to_string(line + 1) + " \"" + escapeForLine(mainName) + "\"\n";
+      SourceLocation start = sm_.getLocForStartOfFile(main).getLocWithOffset(int(lineStart));
+      if (rw_.ReplaceText(start, unsigned(lineEnd - lineStart), block)) {
+        error_ = "cannot inline header " + headerName;
+        return false;
+      }
+    }
+    return true;
   }
 
   bool once(SourceLocation s) { return done_.insert(s.getRawEncoding()).second; }
@@ -232,6 +282,7 @@ class Rewrite {
   SourceManager& sm_;
   Rewriter rw_;
   std::set<unsigned> done_;
+  std::set<FileID> headers_;
   std::string error_;
 };
 

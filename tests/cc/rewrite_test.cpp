@@ -77,18 +77,29 @@ TEST(Rewrite, LineNumbersAreKept) {
   EXPECT_EQ(std::count(b.begin(), b.end(), '\n'), std::count(src.begin(), src.end(), '\n'));
 }
 
-TEST(Rewrite, HelpersInUserHeadersNeedingTheCtxAreRefused) {
+TEST(Rewrite, UserHeadersNeedingTheCtxAreInlined) {
   std::string dir = cctest::makeTempDir();
-  cctest::writeFile(dir + "/helper.h", "int grp(void) { return (int)get_group_id(0); }\n");
-  auto r = compile("#include \"helper.h\"\n__kernel void k(__global int* o) { o[0] = grp(); }\n",
-                   {"-I" + dir});
+  cctest::writeFile(dir + "/helper.h", "int grp(void) { return (int)get_group_id(0); }");
+  cctest::writeFile(dir + "/pure.h", "int twice(int v) { return 2 * v; }\n");
+  auto r = compile(
+      "#include \"pure.h\"\n#include \"helper.h\"\n"
+      "__kernel void k(__global int* o) {\n  o[0] = twice(grp());\n}\n",
+      {"-I" + dir});
+  ASSERT_TRUE(r.ok) << r.error << r.diagnostics;
+  // The header needing no ctx stays an #include; the other is inlined
+  // between #line directives that keep every line's file and number.
+  EXPECT_EQ(body(r.partitionReady),
+            "#include \"pure.h\"\n#line 1 \"" + dir + "/helper.h\"\n"
+            "int grp(ulong4 __libsplit_ctx) { return (int)get_group_id(0); }\n"
+            "#line 3 \"prog.cl\"\n"
+            "__kernel void k(__global int* o, ulong4 __libsplit_ctx) {\n"
+            "  o[0] = twice(grp(__libsplit_ctx));\n}\n");
+  // A header included by a header is not rewritten: refused with its name.
+  cctest::writeFile(dir + "/outer.h", "#include \"helper.h\"\n");
+  r = compile("#include \"outer.h\"\n__kernel void k(__global int* o) { o[0] = grp(); }\n",
+              {"-I", dir});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("helper.h"), std::string::npos) << r.error;
-  // A header helper that needs no ctx is fine.
-  cctest::writeFile(dir + "/pure.h", "int twice(int v) { return 2 * v; }\n");
-  r = compile("#include \"pure.h\"\n__kernel void k(__global int* o) { o[0] = twice(3); }\n",
-              {"-I " + dir});
-  EXPECT_TRUE(r.ok) << r.error << r.diagnostics;
   std::filesystem::remove_all(dir);
 }
 

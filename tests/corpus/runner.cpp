@@ -262,6 +262,12 @@ std::optional<KernelSpec> load_spec(const std::string& path, std::string* error)
     return std::nullopt;
   }
   spec->file = path;
+  // BUILD lines may name the kernel's own folder as $DIR (for -I).
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  for (size_t p = 0; (p = spec->build_options.find("$DIR", p)) != std::string::npos;) {
+    spec->build_options.replace(p, 4, dir);
+    p += dir.size();
+  }
   return spec;
 }
 
