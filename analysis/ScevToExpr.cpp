@@ -241,6 +241,35 @@ ExprPtr ScevToExpr::rangeFromLatch(const SCEVAddRecExpr* AR, std::string* why) {
   // Every computed X stays within `far`: it must fit the compared type.
   ExprPtr zeroTimes = Expr::binary(Expr::Kind::Mul, Expr::constant(0), make_fits(far, W, isSigned));
   if (stepCheck) zeroTimes = make_add(zeroTimes, Expr::binary(Expr::Kind::Mul, Expr::constant(0), stepCheck));
+  ExprPtr lastX = increasing ? make_add(make_max(x0, far), zeroTimes) : make_add(make_min(x0, far), zeroTimes);
+  // When AR = a*X + D (a constant, D invariant) the bound carries over
+  // directly, without the widening of going through k.
+  if (XA->getType() == AR->getType()) {
+    const SCEV* SX = XA->getStepRecurrence(SE);
+    const SCEV* SA = AR->getStepRecurrence(SE);
+    std::optional<int64_t> a;
+    const auto* CX = dyn_cast<SCEVConstant>(SX);
+    const auto* CA = dyn_cast<SCEVConstant>(SA);
+    if (SA == SX) {
+      a = 1;
+    } else if (CX && CA && !CX->getAPInt().isZero() && CX->getAPInt().getSignificantBits() <= 64 &&
+               CA->getAPInt().getSignificantBits() <= 64) {
+      int64_t cx = CX->getAPInt().getSExtValue(), ca = CA->getAPInt().getSExtValue();
+      if (ca % cx == 0) a = ca / cx;
+    } else if (const auto* M = dyn_cast<SCEVMulExpr>(SA);
+               M && isa<SCEVConstant>(M->getOperand(0)) && SE.getMulExpr(M->getOperand(0), SX) == SA &&
+               cast<SCEVConstant>(M->getOperand(0))->getAPInt().getSignificantBits() <= 64) {
+      a = cast<SCEVConstant>(M->getOperand(0))->getAPInt().getSExtValue();
+    }
+    if (a) {
+      const SCEV* D = SE.getMinusSCEV(AR, SE.getMulExpr(SE.getConstant(AR->getType(), uint64_t(*a), true), XA));
+      if (!isa<SCEVCouldNotCompute>(D) && SE.isLoopInvariant(D, L))
+        if (ExprPtr d = translate(D)) {
+          ExprPtr xs = increasing ? make_range(x0, lastX) : make_range(lastX, x0);
+          return make_add(make_mul(xs, Expr::constant(*a)), d);
+        }
+    }
+  }
   // Iterations k in [0, K], K = (last X - x0) / c; AR and X share k.
   ExprPtr span = increasing ? make_sub(make_max(x0, far), x0) : make_sub(x0, make_min(x0, far));
   ExprPtr K = make_add(make_div(span, increasing ? c : make_sub(Expr::constant(0), c)), zeroTimes);

@@ -191,3 +191,104 @@ __kernel void interior(__global float* a, int w, int h) {
   EXPECT_EQ((*r)[0].begin, (16u * 1 + 1) * 4);
   EXPECT_EQ((*r)[0].end, (16u * 3 + 14) * 4 + 4);
 }
+
+namespace {
+
+// Annotates the only kernel of `source` and returns its summary.
+KernelSummary annotated(const std::string& source, unsigned nargs) {
+  llvm::LLVMContext ctx;
+  std::string err;
+  auto M = test::compileCL(source, "", ctx, &err);
+  EXPECT_TRUE(M) << err;
+  ProgramSummary s = M ? regionSummary(*M) : ProgramSummary{};
+  EXPECT_EQ(s.kernels.size(), 1u);
+  if (s.kernels.empty()) return {};
+  EXPECT_EQ(s.kernels[0].args.size(), nargs);
+  return s.kernels[0];
+}
+
+NDRange range1(uint64_t global, uint64_t local) {
+  NDRange nd;
+  nd.dims = 1;
+  nd.global[0] = global;
+  nd.local[0] = local;
+  return nd;
+}
+
+}  // namespace
+
+// A grid-stride loop: SCEV has no trip count (the step is get_global_size);
+// the latch bound gives one. Compared with the elements really visited.
+TEST(RegionAnalysis, GridStrideLoopBoundedByLatch) {
+  KernelSummary k = annotated(R"(
+__kernel void scale(__global float* out, uint n) {
+  for (size_t i = get_global_id(0); i < n; i += get_global_size(0)) out[i] *= 2.0f;
+})",
+                              2);
+  const AccessRegion& w = k.args[0].write_region;
+  ASSERT_TRUE(w.known) << w.unknown_reason;
+  NDRange nd = range1(64, 8);
+  for (uint64_t n : {0u, 10u, 64u, 200u, 1000u})
+    for (uint64_t first = 0; first < 8; first += 3) {
+      Slice s{0, first, 2};
+      auto r = evaluate_region(w, slice_env(nd, s, {std::nullopt, int64_t(n)}), 1 << 20);
+      ASSERT_TRUE(r) << "n=" << n;
+      // Every visited element is predicted...
+      uint64_t lo = ~uint64_t(0), hi = 0;
+      for (uint64_t gid = first * 8; gid < (first + 2) * 8; ++gid)
+        for (uint64_t i = gid; i < n; i += 64) {
+          bool in = false;
+          for (auto& b : *r) in |= b.begin <= i * 4 && i * 4 + 4 <= b.end;
+          EXPECT_TRUE(in) << "n=" << n << " element " << i;
+          lo = std::min(lo, i * 4), hi = std::max(hi, i * 4 + 4);
+        }
+      // ...and the prediction stays within the slice's first element and n.
+      if (lo <= hi && !r->empty()) {
+        EXPECT_GE(r->front().begin, first * 8 * 4);
+        EXPECT_LE(r->back().end, std::max<uint64_t>(n * 4, (first + 2) * 8 * 4));
+      }
+    }
+}
+
+// A decreasing loop with a symbolic step: the step's sign is checked at run
+// time; a step of the wrong sign makes the region unevaluable (whole buffer).
+TEST(RegionAnalysis, DecreasingSymbolicStep) {
+  KernelSummary k = annotated(R"(
+__kernel void back(__global int* out, int n, int step) {
+  int row = get_global_id(0);
+  for (int j = n - 1; j >= 0; j -= step) out[row * n + j] = j;
+})",
+                              3);
+  const AccessRegion& w = k.args[0].write_region;
+  ASSERT_TRUE(w.known) << w.unknown_reason;
+  NDRange nd = range1(16, 4);
+  auto r = evaluate_region(w, slice_env(nd, Slice{0, 1, 1}, {std::nullopt, 10, 3}), 1 << 20);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 1u);
+  // Rows 4..7, columns 0..9 (visited: 9, 6, 3, 0).
+  EXPECT_LE((*r)[0].begin, 4u * 10 * 4);
+  EXPECT_GE((*r)[0].end, (7u * 10 + 9) * 4 + 4);
+  EXPECT_LE((*r)[0].end, 8u * 10 * 4 + 12);
+  EXPECT_FALSE(evaluate_region(w, slice_env(nd, Slice{0, 1, 1}, {std::nullopt, 10, -3}), 1 << 20));
+}
+
+// Unsigned guard: uint i < n with n as given by the runtime.
+TEST(RegionAnalysis, UnsignedGuardNarrows) {
+  KernelSummary k = annotated(R"(
+__kernel void tail(__global float* a, uint n) {
+  uint i = get_global_id(0);
+  if (i < n) a[i] = 0.0f;
+})",
+                              2);
+  const AccessRegion& w = k.args[0].write_region;
+  ASSERT_TRUE(w.known) << w.unknown_reason;
+  NDRange nd = range1(64, 16);
+  auto r = evaluate_region(w, slice_env(nd, Slice{0, 2, 2}, {std::nullopt, 40}), 1 << 20);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].begin, 32u * 4);
+  EXPECT_EQ((*r)[0].end, 40u * 4);
+  auto none = evaluate_region(w, slice_env(nd, Slice{0, 3, 1}, {std::nullopt, 40}), 1 << 20);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
