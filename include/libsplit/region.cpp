@@ -410,6 +410,14 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
 
 }  // namespace
 
+bool same_expr(const Expr& a, const Expr& b) {
+  if (&a == &b) return true;
+  if (a.kind != b.kind || a.value != b.value) return false;
+  if (a.kind == Expr::Kind::Var && a.var != b.var) return false;
+  auto same = [](const ExprPtr& x, const ExprPtr& y) { return x == y || (x && y && same_expr(*x, *y)); };
+  return same(a.lhs, b.lhs) && same(a.rhs, b.rhs);
+}
+
 std::optional<Interval> eval_expr(const Expr& e, const EvalEnv& env) {
   return evalIn(e, env.args, env.vars);
 }
@@ -527,7 +535,16 @@ std::optional<std::vector<ByteRange>> evaluate_region(const AccessRegion& region
     }
     if (dead) continue;
     auto lo = evalIn(*part.lo, env.args, vars);
-    auto hi = evalIn(*part.hi, env.args, vars);
+    // hi is almost always (+ lo size-1): reuse lo's interval instead of
+    // evaluating the same tree twice (it is the hot path of every launch).
+    std::optional<Interval> hi;
+    if (const Expr& h = *part.hi; lo && !lo->empty() && h.kind == Expr::Kind::Add && h.rhs &&
+                                  h.rhs->kind == Expr::Kind::Const && h.lhs && same_expr(*h.lhs, *part.lo)) {
+      Interval r;
+      if (!__builtin_add_overflow(lo->lo, h.rhs->value, &r.lo) && !__builtin_add_overflow(lo->hi, h.rhs->value, &r.hi))
+        hi = r;
+    }
+    if (!hi) hi = evalIn(*part.hi, env.args, vars);
     if (!lo || !hi) return std::nullopt;
     if (lo->empty() || hi->empty()) continue;  // an empty range or id space: no access
     int64_t b = std::max<int64_t>(lo->lo, 0), e = std::min(hi->hi, last);

@@ -141,6 +141,9 @@ void normalize_ranges(std::vector<ByteRange>& ranges, size_t max_ranges = kMaxBy
 // evaluate_region returns them).
 bool ranges_disjoint(const std::vector<ByteRange>& a, const std::vector<ByteRange>& b);
 
+// Structural equality of two expressions.
+bool same_expr(const Expr& a, const Expr& b);
+
 // Human/test form of a region, one line:
 //   "unknown: <reason>" | "none" |
 //   "[lo, hi]" parts joined by " U ", guarded parts as

@@ -44,6 +44,14 @@ TEST(RegionText, RoundTrip) {
   EXPECT_EQ(print_expr(*P("  ( +   gid0\n 4 ) ")), "(+ gid0 4)");
 }
 
+TEST(RegionText, StructuralEquality) {
+  EXPECT_TRUE(same_expr(*P("(+ (* gid0 (arg 3)) 4)"), *P("(+ (* gid0 (arg 3)) 4)")));
+  EXPECT_FALSE(same_expr(*P("(+ (* gid0 (arg 3)) 4)"), *P("(+ (* gid0 (arg 2)) 4)")));
+  EXPECT_FALSE(same_expr(*P("gid0"), *P("lid0")));
+  EXPECT_FALSE(same_expr(*P("(fits_i32 gid0)"), *P("(fits_u32 gid0)")));
+  EXPECT_FALSE(same_expr(*P("(fits_i32 gid0)"), *P("(fits_i16 gid0)")));
+}
+
 TEST(RegionText, RejectsMalformed) {
   for (const char* t : {"", "(", "(+ 1)", "(+ 1 2 3)", "(foo 1 2)", "gid3", "gidx", "(arg -1)",
                         "(arg x)", "1 2", "(fits_i0 1)", "(fits_i65 1)", "(fits_i32 1 2)", ")", "99999999999999999999"}) {
