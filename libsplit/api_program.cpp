@@ -34,11 +34,16 @@ cl_kernel wrap_kernel(cl_program p, cl_kernel native) {
   real().clGetKernelInfo(native, CL_KERNEL_NUM_ARGS, sizeof k->num_args, &k->num_args, nullptr);
   k->args.resize(k->num_args);
   k->address.resize(k->num_args, 0);
+  k->const_pointee.resize(k->num_args, false);
   for (cl_uint i = 0; i < k->num_args; ++i) {
     cl_kernel_arg_address_qualifier q = 0;
     if (real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q,
                                   nullptr) == CL_SUCCESS)
       k->address[i] = q;
+    cl_kernel_arg_type_qualifier tq = 0;
+    if (real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq,
+                                  nullptr) == CL_SUCCESS)
+      k->const_pointee[i] = (tq & CL_KERNEL_ARG_TYPE_CONST) || q == CL_KERNEL_ARG_ADDRESS_CONSTANT;
   }
   ++p->kernels_attached;
   return k;

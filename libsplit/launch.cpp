@@ -100,6 +100,11 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
       scalars[i] = scalar_value(args[i], as);
     if (args[i].kind == ArgValue::Kind::Mem && args[i].mem) {
       BufferArg b{i, args[i].mem};
+      // Without a summary: "const T*" arguments and CL_MEM_READ_ONLY buffers
+      // are not written (writing them is undefined behaviour).
+      if (!as && ((i < k->const_pointee.size() && k->const_pointee[i]) ||
+                  (args[i].mem->flags & CL_MEM_READ_ONLY)))
+        b.writes = false;
       if (as) {
         b.reads = as->reads || as->atomics;
         b.writes = as->writes || as->atomics;
@@ -241,11 +246,12 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     for (unsigned d : used) u.needed[d].add(u.hull);
   }
   std::vector<double> transfer_seconds(ndev, 0);
+  std::vector<TransferStats> moved(ndev);
   for (unsigned d : used) {
     cl_ulong t0 = now_ns();
     for (auto& [s, u] : stores)
       for (const Range& r : u.needed[d].ranges())
-        if (cl_int err = ensure_device(*s, d, r)) return err;
+        if (cl_int err = ensure_device(*s, d, r, &moved[d])) return err;
     real().clFinish(rt.devices[d].queue);
     cl_ulong t1 = now_ns();
     transfer_seconds[d] = (t1 - t0) * 1e-9;
@@ -352,7 +358,8 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
       double kern = 0;
       uint64_t groups = 0;
       for (auto& r : runs[d]) kern += r.seconds, groups += r.chunk.group_count;
-      line << " | dev" << d << " " << groups << " groups " << ms(kern) << " ms +" << ms(transfer_seconds[d]) << " ms xfer";
+      line << " | dev" << d << " " << groups << " groups " << ms(kern) << " ms +" << ms(transfer_seconds[d]) << " ms xfer "
+           << moved[d].bytes_to_device << " B in";
       for (auto& r : runs[d]) {
         SubKernelRow row;
         row.launch = launch_id;

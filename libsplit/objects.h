@@ -138,6 +138,7 @@ struct _cl_kernel {
   std::mutex mutex;
   std::vector<libsplit::ArgValue> args;
   std::vector<cl_kernel_arg_address_qualifier> address;  // 0 when the driver does not say
+  std::vector<bool> const_pointee;  // "const T*" arguments: never written
   std::vector<cl_kernel> per_device;  // on the program's per-platform programs, lazily
 };
 

@@ -104,6 +104,34 @@ TEST(Preload, ScatterTakesTheMergePath) {
   EXPECT_NE(r.err.find("merged"), std::string::npos) << r.err;
 }
 
+TEST(Preload, CompiledVecAddMovesOnlyItsRegions) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  auto r = run_child({RT_APP, "vecadd"}, shim_env(kTwoDevices, true));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Launch 1: three buffers of 64 KiB; each device must receive less than
+  // the three whole buffers (its slice of a, b and c), and no merge.
+  auto line_end = r.err.find('\n', r.err.find("launch 1 vadd"));
+  std::string line = r.err.substr(r.err.find("launch 1 vadd"), line_end);
+  EXPECT_NE(line.find("split over 2 devices"), std::string::npos) << line;
+  EXPECT_EQ(line.find("merged"), std::string::npos) << line;
+  for (const char* dev : {"| dev0 ", "| dev1 "}) {
+    auto pos = line.find(dev);
+    ASSERT_NE(pos, std::string::npos) << line;
+    auto in = line.find(" B in", pos);
+    auto start = line.rfind(' ', in - 1) + 1;
+    long bytes = std::stol(line.substr(start, in - start));
+    EXPECT_GT(bytes, 0) << line;
+    EXPECT_LT(bytes, 3 * 65536) << line;
+  }
+}
+
+TEST(Preload, CompiledGroupQueriesSplit) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  auto r = run_child({RT_APP, "groups"}, shim_env(kTwoDevices, true));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("launch 1 groups dim 0 groups 32 split over 2 devices"), std::string::npos) << r.err;
+}
+
 TEST(Preload, GroupQueriesRunWholeWithoutTheCompiler) {
   auto r = run_child({RT_APP, "groups"}, shim_env(kTwoDevices, false));
   ASSERT_EQ(r.exit_code, 0) << r.err;
