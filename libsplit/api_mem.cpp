@@ -61,6 +61,7 @@ cl_mem create_buffer(cl_context ctx, const cl_mem_properties* properties, cl_mem
   m->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
   m->store = std::move(store);
   if (properties) m->properties.push_back(0);
+  register_mem(m);
   if (err) *err = CL_SUCCESS;
   return m;
 }
@@ -154,6 +155,7 @@ cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_typ
   m->origin = region->origin;
   m->host_ptr = buffer->host_ptr ? static_cast<uint8_t*>(buffer->host_ptr) + region->origin : nullptr;
   m->store = buffer->store;
+  register_mem(m);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return m;
 }

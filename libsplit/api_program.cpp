@@ -4,6 +4,7 @@
 // (program_prep.cpp).
 #include "api.h"
 #include "objects.h"
+#include "program_prep.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -123,6 +124,9 @@ cl_int clBuildProgram(cl_program p, cl_uint num_devices, const cl_device_id* dev
       if (pp) real().clReleaseProgram(pp);
     p->per_platform.clear();
     p->mode = _cl_program::Mode::Unprepared;
+    // Prepare now (libsplit-cc, per-platform builds) rather than inside the
+    // app's first launch.
+    prepare_program(p);
   }
   if (notify) notify(p, user_data);
   return err;
@@ -206,7 +210,7 @@ cl_int clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void* value
   if (index >= k->num_args) return CL_INVALID_ARG_INDEX;
   cl_kernel_arg_address_qualifier aq = k->address[index];
   bool buffer_arg = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL || aq == CL_KERNEL_ARG_ADDRESS_CONSTANT;
-  if (!aq && value && size == sizeof(cl_mem)) buffer_arg = valid(*static_cast<const cl_mem*>(value));
+  if (!aq && value && size == sizeof(cl_mem)) buffer_arg = is_live_mem(*static_cast<void* const*>(value));
   ArgValue a;
   if (buffer_arg) {
     if (size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <unordered_set>
 
 namespace libsplit {
 
@@ -27,6 +28,24 @@ cl_int set_info(size_t size, void* value, size_t* size_ret, const void* data, si
   }
   if (size_ret) *size_ret = n;
   return CL_SUCCESS;
+}
+
+namespace {
+std::mutex g_mems_mutex;
+std::unordered_set<const void*>& live_mems() {
+  static auto* set = new std::unordered_set<const void*>;
+  return *set;
+}
+}  // namespace
+
+void register_mem(cl_mem m) {
+  std::lock_guard lock(g_mems_mutex);
+  live_mems().insert(m);
+}
+
+bool is_live_mem(const void* p) {
+  std::lock_guard lock(g_mems_mutex);
+  return live_mems().count(p) != 0;
 }
 
 namespace {
@@ -58,6 +77,10 @@ void release(cl_mem m) {
     it->first(m, it->second);
   cl_mem parent = m->parent;
   cl_context ctx = m->context;
+  {
+    std::lock_guard lock(g_mems_mutex);
+    live_mems().erase(m);
+  }
   m->hdr.magic = 0;
   delete m;
   if (parent) release(parent);

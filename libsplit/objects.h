@@ -197,6 +197,11 @@ cl_uint ref_count(H h) {
   return static_cast<cl_uint>(reinterpret_cast<ObjHeader*>(h)->refs.load());
 }
 
+// Registry of live buffers: answers "is this 8-byte kernel argument one of
+// our cl_mem?" without dereferencing it (arguments of unknown address space).
+void register_mem(cl_mem m);
+bool is_live_mem(const void* p);
+
 // Host clock in nanoseconds (profiling times of our events).
 cl_ulong now_ns();
 
