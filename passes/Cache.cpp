@@ -13,7 +13,7 @@ namespace libsplit::cc {
 
 namespace {
 
-constexpr const char* kMagic = "libsplit-cc-cache 1";
+constexpr const char* kMagic = "libsplit-cc-cache 2";
 
 // mkdir -p with mode 0700 for the directories it creates.
 bool makeDirs(const std::string& dir, std::string* error) {
@@ -42,7 +42,36 @@ bool readFile(const std::string& path, std::string& out) {
   return n == 0;
 }
 
+std::string stampOf(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "- -";
+  return std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
 }  // namespace
+
+std::string fileStamps(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const auto& p : paths)
+    if (p.find('\n') == std::string::npos) out += stampOf(p) + " " + p + "\n";
+  return out;
+}
+
+bool stampsStillValid(const std::string& stamps) {
+  size_t pos = 0;
+  while (pos < stamps.size()) {
+    size_t eol = stamps.find('\n', pos);
+    if (eol == std::string::npos) return false;
+    std::string line = stamps.substr(pos, eol - pos);
+    pos = eol + 1;
+    size_t s1 = line.find(' ');
+    size_t s2 = s1 == std::string::npos ? s1 : line.find(' ', s1 + 1);
+    if (s2 == std::string::npos) return false;
+    if (stampOf(line.substr(s2 + 1)) != line.substr(0, s2)) return false;
+  }
+  return true;
+}
 
 std::string Cache::defaultDir() {
   if (const char* d = std::getenv("LIBSPLIT_CACHE_DIR"); d && *d) return d;
@@ -66,11 +95,13 @@ std::optional<CacheEntry> Cache::load(const std::string& key) const {
   unsigned long long n1 = std::strtoull(lengths.c_str(), &end, 10);
   if (*end != ' ') return std::nullopt;
   unsigned long long n2 = std::strtoull(end + 1, &end, 10);
+  if (*end != ' ') return std::nullopt;
+  unsigned long long n3 = std::strtoull(end + 1, &end, 10);
   if (*end != '\0') return std::nullopt;
   size_t body = eol + 1;
-  if (text.size() - body != n1 + n2) return std::nullopt;
-  CacheEntry e{text.substr(body, n1), text.substr(body + n1, n2)};
-  if (!parse_summary(e.summaryJson)) return std::nullopt;
+  if (text.size() - body != n1 + n2 + n3) return std::nullopt;
+  CacheEntry e{text.substr(body, n1), text.substr(body + n1, n2), text.substr(body + n1 + n2, n3)};
+  if (!parse_summary(e.summaryJson) || !stampsStillValid(e.dependencies)) return std::nullopt;
   return e;
 }
 
@@ -84,8 +115,9 @@ bool Cache::store(const std::string& key, const CacheEntry& entry, std::string* 
   }
   std::string text = std::string(kMagic) + "\n" + key + "\n" +
                      std::to_string(entry.partitionReady.size()) + " " +
-                     std::to_string(entry.summaryJson.size()) + "\n" + entry.partitionReady +
-                     entry.summaryJson;
+                     std::to_string(entry.summaryJson.size()) + " " +
+                     std::to_string(entry.dependencies.size()) + "\n" + entry.partitionReady +
+                     entry.summaryJson + entry.dependencies;
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::write(fd, text.data() + done, text.size() - done);

@@ -131,7 +131,8 @@ CompileResult compileProgram(const CompileRequest& request) {
   result.ok = true;
   if (cache) {
     std::string err;
-    if (!cache->store(key, {result.partitionReady, result.summaryJson}, &err))
+    if (!cache->store(key, {result.partitionReady, result.summaryJson, fileStamps(fe.includedFiles)},
+                      &err))
       result.cacheWarning = err;
   }
   return result;

@@ -17,6 +17,8 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
+
 namespace libsplit::cc {
 
 FrontendOutput::FrontendOutput() = default;
@@ -76,6 +78,12 @@ class PartitionConsumer : public clang::ASTConsumer {
     }
     out_.partitionReady = std::move(r.source);
     out_.kernels = summarizeKernelsFromAST(ctx);
+    const clang::SourceManager& sm = ctx.getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
+      std::string name = it->first->getName().str();
+      if (name != in_.path) out_.includedFiles.push_back(std::move(name));
+    }
+    std::sort(out_.includedFiles.begin(), out_.includedFiles.end());
   }
 
  private:

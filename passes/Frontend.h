@@ -29,6 +29,7 @@ struct FrontendOutput {
   std::string error;               // a failure that is not a Clang diagnostic
   std::string partitionReady;
   std::vector<KernelSummary> kernels;  // AST facts only
+  std::vector<std::string> includedFiles;  // every file read besides the input
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
   FrontendOutput();

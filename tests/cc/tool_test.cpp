@@ -165,6 +165,21 @@ TEST_F(Tool, CorruptCacheEntriesAreRebuilt) {
   }
 }
 
+TEST_F(Tool, ChangedHeadersInvalidateTheCacheEntry) {
+  writeFile(dir + "/factor.h", "#define FACTOR 2.0f\n");
+  writeFile(input, std::string("#include \"factor.h\"\n") + kProgram);
+  std::string args = cacheArgs() + "--print-source '" + input + "' -- -I '" + dir + "'";
+  ToolRun first = run(args);
+  ASSERT_EQ(first.exitCode, 0) << first.err;
+  EXPECT_NE(first.err.find(", compiled"), std::string::npos) << first.err;
+  EXPECT_NE(run(args).err.find("from cache"), std::string::npos);
+  writeFile(dir + "/factor.h", "#define FACTOR 3.0f /* changed */\n");
+  ToolRun changed = run(args);
+  EXPECT_NE(changed.err.find(", compiled"), std::string::npos) << changed.err;
+  writeFile(dir + "/factor.h", "#define FACTOR undeclared_thing\n");
+  EXPECT_EQ(run(args).exitCode, 1) << "a header now broken must not be served from the cache";
+}
+
 TEST_F(Tool, CachedSourceNamesTheCurrentFile) {
   std::string copy = dir + "/renamed.cl";
   writeFile(copy, kProgram);
