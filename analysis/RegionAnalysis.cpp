@@ -313,9 +313,35 @@ class KernelAnalyzer {
     if (!Cmp || !SE.isSCEVable(Cmp->getOperand(0)->getType())) return;
     CmpInst::Predicate Pred = holds ? Cmp->getPredicate() : Cmp->getInversePredicate();
     const Loop* Scope = LI.getLoopFor(Cmp->getParent());
+    if (Pred == CmpInst::ICMP_EQ && maskGuard(Cmp, Scope, guards)) return;
     const SCEV* L = SE.getSCEVAtScope(Cmp->getOperand(0), Scope);
     const SCEV* R = SE.getSCEVAtScope(Cmp->getOperand(1), Scope);
     if (!tryGuard(Pred, L, R, T, guards)) tryGuard(CmpInst::getSwappedPredicate(Pred), R, L, T, guards);
+  }
+
+  // InstCombine turns `(uint)id < 16` into `(id & 0xFFFFFFF0) == 0`: a mask
+  // of contiguous bits k..W-1 means (id mod 2^W) < 2^k, i.e. id <= 2^k - 1
+  // as long as id fits W unsigned bits (checked at run time).
+  bool maskGuard(ICmpInst* Cmp, const Loop* Scope, std::vector<Guard>& guards) {
+    auto* Zero = dyn_cast<ConstantInt>(Cmp->getOperand(1));
+    auto* And = dyn_cast<BinaryOperator>(Cmp->getOperand(0));
+    if (!Zero || !Zero->isZero() || !And || And->getOpcode() != Instruction::And) return false;
+    auto* Mask = dyn_cast<ConstantInt>(And->getOperand(1));
+    if (!Mask || Mask->isZero() || Mask->getBitWidth() > 64) return false;
+    uint64_t m = Mask->getZExtValue();
+    unsigned k = unsigned(__builtin_ctzll(m)), top = 64 - unsigned(__builtin_clzll(m));
+    uint64_t contiguous = (top == 64 ? ~uint64_t(0) : (uint64_t(1) << top) - 1) & ~((uint64_t(1) << k) - 1);
+    if (m != contiguous || k >= 63) return false;
+    ScevToExpr T(SE, LI, F);
+    ExprPtr l = T.translate(SE.getSCEVAtScope(And->getOperand(0), Scope));
+    if (!l || l->kind != Expr::Kind::Var || !mentionsWorkItemId(*l)) return false;
+    Guard g;
+    g.var = l->var;
+    g.dim = unsigned(l->value);
+    g.hi = make_add(Expr::constant(int64_t((uint64_t(1) << k) - 1)),
+                    Expr::binary(Expr::Kind::Mul, Expr::constant(0), make_fits(l, top, false)));
+    guards.push_back(g);
+    return true;
   }
 
   // L pred R with L = id + c (c constant) and R uniform.

@@ -74,6 +74,11 @@ WriteCheck check_slices(const KernelSummary& k, const std::vector<std::optional<
     if (slices_disjoint(per)) continue;
     out.needs_merge = true;
     out.merge_args.push_back(a.index);
+    if (a.atomics && !out.atomic_overlap) {
+      out.atomic_overlap = true;
+      out.reason = "argument " + std::to_string(a.index) + (a.name.empty() ? "" : " (" + a.name + ")") +
+                   ": atomic updates of bytes other slices also update (a merge would lose some)";
+    }
     if (out.reason.empty()) {
       std::string who = "argument " + std::to_string(a.index) + (a.name.empty() ? "" : " (" + a.name + ")");
       if (!a.write_region.known)
@@ -99,6 +104,7 @@ SplitChoice choose_split_dim(const KernelSummary& k, const std::vector<std::opti
   }
   bool found = false;
   uint64_t bestMoved = 0, bestGroups = 0;
+  bool bestAtomicOverlap = false;
   for (unsigned d = 0; d < nd.dims && d < 3; ++d) {
     if (nd.local[d] == 0) continue;
     uint64_t groups = nd.groups(d);
@@ -112,10 +118,14 @@ SplitChoice choose_split_dim(const KernelSummary& k, const std::vector<std::opti
         c.needs_merge = true;
         c.merge_args = n.merge_args;
         c.reason = n.reason;
+        c.atomic_overlap = n.atomic_overlap;
       }
     }
-    bool better = !found || (best.needs_merge && !c.needs_merge) ||
-                  (best.needs_merge == c.needs_merge &&
+    // Rank: disjoint writes < merge needed < atomic overlap (no split).
+    int rank = c.atomic_overlap ? 2 : c.needs_merge ? 1 : 0;
+    int bestRank = bestAtomicOverlap ? 2 : best.needs_merge ? 1 : 0;
+    bool better = !found || rank < bestRank ||
+                  (rank == bestRank &&
                    (c.moved_bytes < bestMoved || (c.moved_bytes == bestMoved && groups > bestGroups)));
     if (better) {
       found = true;
@@ -126,7 +136,13 @@ SplitChoice choose_split_dim(const KernelSummary& k, const std::vector<std::opti
                                   : "dimension " + std::to_string(d) + ": written regions of slices are disjoint";
       bestMoved = c.moved_bytes;
       bestGroups = groups;
+      bestAtomicOverlap = c.atomic_overlap;
     }
+  }
+  if (found && bestAtomicOverlap) {
+    best.splittable = false;
+    best.needs_merge = false;
+    return best;
   }
   if (!found) {
     best.splittable = false;

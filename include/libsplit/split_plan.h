@@ -26,6 +26,7 @@ struct WriteCheck {
   bool needs_merge = false;
   std::vector<unsigned> merge_args;  // written buffer arguments needing a merge
   std::string reason;                // first cause, for logs ("" when none)
+  bool atomic_overlap = false;       // a merge cannot combine atomic updates
   uint64_t moved_bytes = 0;          // sum over slices of read+written bytes (a cost hint)
 };
 
@@ -44,7 +45,9 @@ struct SplitChoice {
 };
 
 // Prefers a dimension where the written regions of different slices do not
-// overlap (checked on an even split into `parts` slices and on single-group
+// overlap. When even the best dimension has slices updating overlapping bytes
+// of a buffer with atomics, the launch is not splittable (a byte-diff merge
+// would lose updates). (checked on an even split into `parts` slices and on single-group
 // slices at the start of the dimension); among those the one moving the
 // fewest bytes. The runtime should re-check its actual slicing with
 // check_slices, since shares change per launch.

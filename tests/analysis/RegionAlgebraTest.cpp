@@ -270,6 +270,18 @@ TEST(SplitPlan, PicksDimensionWithDisjointWrites) {
   EXPECT_TRUE(ch.needs_merge);
   EXPECT_NE(ch.reason.find("line 3"), std::string::npos) << ch.reason;
 
+  // Atomic updates of overlapping bytes: no merge can combine them.
+  k.args[0].write_region = AccessRegion{};
+  k.args[0].write_region.parts.push_back(part("(* (range 0 3) 4)", "(+ (* (range 0 3) 4) 3)"));
+  k.args[0].atomics = true;
+  ch = choose_split_dim(k, args, nd, sizes, 2);
+  EXPECT_FALSE(ch.splittable);
+  EXPECT_NE(ch.reason.find("atomic"), std::string::npos) << ch.reason;
+  k.args[0].atomics = false;  // plain overlapping writes: a merge
+  ch = choose_split_dim(k, args, nd, sizes, 2);
+  EXPECT_TRUE(ch.splittable);
+  EXPECT_TRUE(ch.needs_merge);
+
   nd.global[0] = nd.global[1] = 8;  // a single group
   EXPECT_FALSE(choose_split_dim(k, args, nd, sizes, 2).splittable);
 }
