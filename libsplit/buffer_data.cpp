@@ -80,6 +80,13 @@ cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* st
   return CL_SUCCESS;
 }
 
+cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats* stats) {
+  size_state(s);
+  for (const Range& m : s.dev_valid[device].missing(r))
+    if (cl_int err = ensure_host(s, m, stats)) return err;
+  return CL_SUCCESS;
+}
+
 void wrote_host(BufferStore& s, Range r) {
   s.host_valid.add(r);
   for (auto& v : s.dev_valid) v.remove(r);

@@ -26,6 +26,9 @@ cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats = nullptr);
 // Makes r valid on the device (through the host). Writes are queued on the
 // device's queue, not waited for: later commands on that queue see them.
 cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);
+// Makes valid on the host the bytes of r the device lacks (so that a later
+// ensure_device only queues writes and never reads from another device).
+cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);
 // r was written on the host / on the device: every other copy is stale.
 void wrote_host(BufferStore& s, Range r);
 void wrote_device(BufferStore& s, unsigned device, Range r);
