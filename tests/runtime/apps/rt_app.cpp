@@ -464,8 +464,8 @@ int bench(Cl& cl) {
   const int n = 256, reps = 2000;
   cl_program p = cl.build(kScale);
   cl_kernel k = cl.kernel(p, "scale");
-  cl_mem m = cl.buffer(CL_MEM_READ_WRITE, n * 4);
   std::vector<int> v(n, 1);
+  cl_mem m = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, v.data());
   int f = 1, add = 1;
   CHECK(clSetKernelArg(k, 1, sizeof f, &f));
   CHECK(clSetKernelArg(k, 2, sizeof add, &add));
