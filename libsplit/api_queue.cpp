@@ -80,9 +80,49 @@ cl_int check_queue_and_waits(cl_command_queue q, cl_uint num_waits, const cl_eve
   return CL_SUCCESS;
 }
 
+namespace {
+
+bool complete_ok(cl_event e) {
+  std::lock_guard lock(e->mutex);
+  return e->status == CL_COMPLETE;
+}
+
+}  // namespace
+
 cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, const cl_event* waits,
                cl_event* out_event, bool blocking, std::function<cl_int()> run) {
   cl_event e = new_event(q->context, q, type);
+  if (out_event) {
+    retain(e);
+    *out_event = e;
+  }
+  // Fast path: an idle queue whose wait list already completed runs the
+  // command in the caller's thread (no hand-off to the worker). The exec lock
+  // is taken before the queue lock is released, so a command queued meanwhile
+  // still runs after this one.
+  {
+    std::unique_lock lock(q->mutex);
+    bool ready = q->in_flight == 0;
+    for (cl_uint i = 0; ready && i < num_waits; ++i) ready = complete_ok(waits[i]);
+    if (ready) {
+      ++q->in_flight;
+      std::unique_lock exec(runtime().exec_mutex);
+      lock.unlock();
+      set_event_status(e, CL_SUBMITTED);
+      set_event_status(e, CL_RUNNING);
+      cl_int status = run ? run() : CL_SUCCESS;
+      run = nullptr;
+      exec.unlock();
+      cl_int final_status = status == CL_SUCCESS ? CL_COMPLETE : (status < 0 ? status : -status);
+      set_event_status(e, final_status);
+      release(e);
+      lock.lock();
+      --q->in_flight;
+      lock.unlock();
+      q->idle_cv.notify_all();
+      return final_status < 0 && blocking ? final_status : CL_SUCCESS;
+    }
+  }
   _cl_command_queue::Command c;
   for (cl_uint i = 0; i < num_waits; ++i) {
     retain(waits[i]);
@@ -90,10 +130,6 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
   }
   c.event = e;
   c.run = std::move(run);
-  if (out_event) {
-    retain(e);
-    *out_event = e;
-  }
   if (blocking) retain(e);
   {
     std::lock_guard lock(q->mutex);
@@ -104,8 +140,7 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
   if (!blocking) return CL_SUCCESS;
   cl_int status = wait_event(e);
   release(e);
-  if (status >= 0) return CL_SUCCESS;
-  return status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? status : status;
+  return status >= 0 ? CL_SUCCESS : status;
 }
 
 namespace api {
