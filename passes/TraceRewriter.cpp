@@ -92,6 +92,18 @@ class KernelTracer : public RecursiveASTVisitor<KernelTracer> {
     const FunctionDecl* F = C->getDirectCallee();
     if (!F || !F->getIdentifier()) return true;
     StringRef Name = F->getName();
+    if (Name.contains("atom") && C->getNumArgs() >= 1) {
+      // atomic_add(p, v): p[0] is read and written.
+      Expr* A0 = C->getArg(0);
+      ParmVarDecl* P = tracedBase(A0);
+      if (P && !A0->getBeginLoc().isMacroID() && !A0->getEndLoc().isMacroID()) {
+        std::string name = P->getName().str(), size = "sizeof(" + name + "[0])";
+        RW.InsertTextBefore(A0->getBeginLoc(), "(");
+        RW.InsertTextAfterToken(A0->getEndLoc(), " + __ls_mark(__ls_w_" + name + ", __ls_slice, __ls_mark(__ls_r_" +
+                                                     name + ", __ls_slice, 0, " + size + "), " + size + "))");
+      }
+      return true;
+    }
     bool store = Name.consume_front("vstore");
     if (!store && !Name.consume_front("vload")) return true;
     unsigned n = 0;
@@ -118,7 +130,7 @@ class KernelTracer : public RecursiveASTVisitor<KernelTracer> {
       return true;
     std::string open, close;
     markWrap(P, A, open, close);
-    if (open.empty()) return true;
+    if (open.empty()) return true;  // a use we do not trace
     RW.InsertTextBefore(Idx->getBeginLoc(), open);
     RW.InsertTextAfterToken(Idx->getEndLoc(), close);
     return true;
@@ -159,7 +171,20 @@ class KernelTracer : public RecursiveASTVisitor<KernelTracer> {
       }
       if (const auto* U = Parents[0].get<UnaryOperator>()) {
         if (U->isIncrementDecrementOp()) write = true;
-        if (U->getOpcode() == UO_AddrOf) write = true;  // atomics take addresses
+        if (U->getOpcode() == UO_AddrOf) {
+          // &p[i] handed to an atomic builtin: read and written. Anywhere
+          // else (a helper, pointer arithmetic) we do not know: not traced.
+          read = write = false;
+          auto Up = Ctx.getParents(*U);
+          while (!Up.empty() && (Up[0].get<ImplicitCastExpr>() || Up[0].get<ParenExpr>() ||
+                                 Up[0].get<CStyleCastExpr>()))
+            Up = Ctx.getParents(Up[0]);
+          if (!Up.empty())
+            if (const auto* Call = Up[0].get<CallExpr>())
+              if (const FunctionDecl* F = Call->getDirectCallee();
+                  F && F->getIdentifier() && F->getName().contains("atom"))
+                read = write = true;
+        }
         return;
       }
       if (Parents[0].get<MemberExpr>() || Parents[0].get<ExtVectorElementExpr>()) {

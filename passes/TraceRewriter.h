@@ -9,12 +9,13 @@
 // so one full-NDRange run gives the accesses of one slice. A bitmap for a
 // buffer of B bytes needs ceil(B/32) uints, zero-initialised.
 //
-// Traced: `p[i]` (read, write, compound = both; `&p[i]` = both), `*p`,
+// Traced: `p[i]` (read, write, compound = both; `&p[i]` passed to an atomic
+// builtin = both), `*p`,
 // vloadN(i, p) / vstoreN(v, i, p),
 // where p is a __global/__constant pointer parameter never reassigned in the
 // kernel. Not traced (so the oracle is weaker, never wrong there): accesses
-// inside helper functions, through derived pointers, member/component
-// accesses, macro-expanded subscripts.
+// inside helper functions (`&p[i]` passed to one), through derived
+// pointers, member/component accesses, macro-expanded subscripts.
 #pragma once
 
 #include <string>
