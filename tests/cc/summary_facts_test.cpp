@@ -152,4 +152,37 @@ __kernel void vec(__global const float* a, __global float* b) {
   EXPECT_TRUE(v->args[1].writes && !v->args[1].reads);
 }
 
+TEST(SummaryFacts, AccessesThroughCopiesSelectsAndHelpers) {
+  auto s = summarize(R"(
+typedef struct { float a, b, c, d, e, f, g, h; } Big;
+void copy_big(__global Big* dst, __global const Big* src) { *dst = *src; }
+int fetch(__global const int* p, int i) { return p[i]; }
+__kernel void k(__global Big* dst, __global const Big* src, __global int* x, __global int* y,
+                __global int* z, __local int* lbuf, __global const int* gsrc) {
+  size_t i = get_global_id(0);
+  copy_big(&dst[i], &src[i]);
+  __global int* pick = (i & 1) ? x : y;   // select of two arguments
+  pick[i] = fetch(z, (int)i);
+  event_t e = async_work_group_copy(lbuf, gsrc, 4, 0);
+  wait_group_events(1, &e);
+  atomic_add(&lbuf[0], 1);
+}
+)");
+  const KernelSummary* k = s.find("k");
+  ASSERT_NE(k, nullptr);
+  const auto& a = k->args;
+  EXPECT_TRUE(a[0].writes && !a[0].reads) << "struct copy destination";
+  EXPECT_TRUE(a[1].reads && !a[1].writes) << "struct copy source";
+  EXPECT_TRUE(a[2].writes && !a[2].reads);
+  EXPECT_TRUE(a[3].writes && !a[3].reads);
+  EXPECT_TRUE(a[4].reads && !a[4].writes) << "read in a helper";
+  EXPECT_TRUE(a[5].writes && a[5].atomics) << "async copy target + local atomics";
+  // The summary ORs in the region analysis' flags, conservative (read+write)
+  // on async copies; ArgAccess alone says read-only (arg_access_test).
+  EXPECT_TRUE(a[6].reads) << "async copy source";
+  EXPECT_FALSE(k->uses_global_atomics);
+  EXPECT_TRUE(k->splittable) << k->not_splittable_reason;
+  EXPECT_TRUE(k->uses_local_memory);
+}
+
 }  // namespace

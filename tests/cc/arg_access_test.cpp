@@ -1,0 +1,98 @@
+// analysis/ArgAccess on the prepared IR of small kernels, without the
+// region analysis (which the summary ORs in).
+#include "ArgAccess.h"
+#include "Frontend.h"
+#include "PrepareIR.h"
+
+#include <gtest/gtest.h>
+#include <llvm/IR/Module.h>
+
+using namespace libsplit;
+
+namespace {
+
+struct Access {
+  bool r, w, a;
+};
+
+std::vector<Access> accessOf(const std::string& source, const std::string& kernel) {
+  cc::FrontendInput in{"access.cl", source, {}, "/usr/lib/llvm-16/lib/clang/16"};
+  cc::FrontendOutput out = cc::runFrontend(in);
+  EXPECT_TRUE(out.ok) << out.error << out.diagnostics;
+  if (!out.ok) return {};
+  cc::prepareModule(*out.module);
+  const llvm::Function* f = out.module->getFunction(kernel);
+  EXPECT_NE(f, nullptr);
+  if (!f) return {};
+  std::vector<Access> v;
+  for (const ArgAccess& a : analyzeArgAccess(*f)) v.push_back({a.reads, a.writes, a.atomics});
+  return v;
+}
+
+TEST(ArgAccess, BuiltinsWithPointersAreKnownByName) {
+  auto v = accessOf(R"(
+__kernel void k(__local int* lbuf, __global const int* gsrc, __global float* out,
+                __global const float* in, __global int* cnt, __global float* ip) {
+  event_t e = async_work_group_copy(lbuf, gsrc, 4, 0);
+  wait_group_events(1, &e);
+  vstore4(vload4(0, in), 0, out);
+  atomic_inc(cnt);
+  float whole;
+  out[8] = fract(in[1], &whole) + modf(in[2], ip);
+}
+)", "k");
+  ASSERT_EQ(v.size(), 6u);
+  EXPECT_TRUE(v[0].w && !v[0].r);
+  EXPECT_TRUE(v[1].r && !v[1].w);
+  EXPECT_TRUE(v[2].w && !v[2].r);
+  EXPECT_TRUE(v[3].r && !v[3].w);
+  EXPECT_TRUE(v[4].r && v[4].w && v[4].a);
+  EXPECT_TRUE(v[5].w && !v[5].r) << "out-parameter of modf";
+}
+
+TEST(ArgAccess, FollowsHelpersPhisAndMemcpy) {
+  auto v = accessOf(R"(
+typedef struct { int v[16]; } Blob;
+void put(__global int* p, int i) { p[i] = i; }
+__kernel void k(__global int* a, __global const int* b, __global Blob* d, __global const Blob* s,
+                __global int* untouched, int n) {
+  __global int* p = a;
+  for (int i = 0; i < n; ++i) { put(p, i); p += 2; }
+  d[0] = s[b[0]];
+}
+)", "k");
+  ASSERT_EQ(v.size(), 6u);
+  EXPECT_TRUE(v[0].w && !v[0].r);
+  EXPECT_TRUE(v[1].r && !v[1].w);
+  EXPECT_TRUE(v[2].w && !v[2].r);
+  EXPECT_TRUE(v[3].r && !v[3].w);
+  EXPECT_FALSE(v[4].r || v[4].w);
+  EXPECT_FALSE(v[5].r || v[5].w) << "not a pointer";
+}
+
+TEST(ArgAccess, EscapingPointersAreReadAndWritten) {
+  auto v = accessOf(R"(
+typedef __global int* gptr;
+__kernel void k(__global int* a, __global int* b, __global ulong* out) {
+  out[0] = (ulong)a;             // pointer to integer
+  __local gptr slots[2];
+  slots[get_local_id(0) & 1] = b;  // stored to memory SROA cannot remove
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *slots[0] = 1;
+}
+)", "k");
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_TRUE(v[0].r && v[0].w);
+  EXPECT_TRUE(v[1].r && v[1].w);
+  EXPECT_TRUE(v[2].w);
+}
+
+TEST(ArgAccess, BuiltinNamesComeOutOfTheMangling) {
+  EXPECT_EQ(openclBuiltinName("_Z6vload4mPU3AS1Kf"), "vload4");
+  EXPECT_EQ(openclBuiltinName("_Z21async_work_group_copyPU3AS3iPU3AS1Kim9ocl_event"),
+            "async_work_group_copy");
+  EXPECT_EQ(openclBuiltinName("plain"), "plain");
+  EXPECT_EQ(openclBuiltinName("_Z99x"), "_Z99x");
+}
+
+}  // namespace
