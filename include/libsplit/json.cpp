@@ -247,7 +247,7 @@ class Parser {
   }
 
   std::optional<unsigned> parse_hex4() {
-    if (pos_ + 4 > text_.size()) return fail("truncated \\u escape"), std::nullopt;
+    if (pos_ + 4 > text_.size()) return fail("truncated \\u escape");
     unsigned v = 0;
     for (int i = 0; i < 4; ++i) {
       char c = text_[pos_++];
@@ -255,7 +255,7 @@ class Parser {
       if (c >= '0' && c <= '9') v |= unsigned(c - '0');
       else if (c >= 'a' && c <= 'f') v |= unsigned(c - 'a' + 10);
       else if (c >= 'A' && c <= 'F') v |= unsigned(c - 'A' + 10);
-      else return fail("bad \\u escape"), std::nullopt;
+      else return fail("bad \\u escape");
     }
     return v;
   }
@@ -282,16 +282,16 @@ class Parser {
     ++pos_;  // opening quote
     std::string out;
     while (true) {
-      if (at_end()) return fail("unterminated string"), std::nullopt;
+      if (at_end()) return fail("unterminated string");
       char c = text_[pos_++];
       if (c == '"') return out;
       if (static_cast<unsigned char>(c) < 0x20)
-        return fail("control character in string"), std::nullopt;
+        return fail("control character in string");
       if (c != '\\') {
         out += c;
         continue;
       }
-      if (at_end()) return fail("unterminated escape"), std::nullopt;
+      if (at_end()) return fail("unterminated escape");
       char e = text_[pos_++];
       switch (e) {
         case '"': out += '"'; break;
@@ -307,19 +307,19 @@ class Parser {
           if (!cp) return std::nullopt;
           unsigned code = *cp;
           if (code >= 0xD800 && code < 0xDC00) {  // surrogate pair
-            if (!consume_word("\\u")) return fail("lone surrogate in \\u escape"), std::nullopt;
+            if (!consume_word("\\u")) return fail("lone surrogate in \\u escape");
             auto lo = parse_hex4();
             if (!lo) return std::nullopt;
-            if (*lo < 0xDC00 || *lo >= 0xE000) return fail("bad surrogate pair"), std::nullopt;
+            if (*lo < 0xDC00 || *lo >= 0xE000) return fail("bad surrogate pair");
             code = 0x10000 + ((code - 0xD800) << 10) + (*lo - 0xDC00);
           } else if (code >= 0xDC00 && code < 0xE000) {
-            return fail("lone surrogate in \\u escape"), std::nullopt;
+            return fail("lone surrogate in \\u escape");
           }
           append_utf8(code, out);
           break;
         }
         default:
-          return fail(std::string("bad escape '\\") + e + "'"), std::nullopt;
+          return fail(std::string("bad escape '\\") + e + "'");
       }
     }
   }

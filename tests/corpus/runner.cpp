@@ -239,11 +239,15 @@ std::optional<KernelSpec> parse_spec(std::string_view source, std::string* error
     fail(error, "no LAUNCH line");
     return std::nullopt;
   }
-  if (!have_local)
-    return fail(error, "LAUNCH needs local= (slices are whole work-groups)"), std::nullopt;
+  if (!have_local) {
+    fail(error, "LAUNCH needs local= (slices are whole work-groups)");
+    return std::nullopt;
+  }
   for (unsigned d = 0; d < spec.dims; ++d)
-    if (spec.local[d] == 0 || spec.global[d] % spec.local[d] != 0)
-      return fail(error, "global must be a multiple of local in every dimension"), std::nullopt;
+    if (spec.local[d] == 0 || spec.global[d] % spec.local[d] != 0) {
+      fail(error, "global must be a multiple of local in every dimension");
+      return std::nullopt;
+    }
   return spec;
 }
 
