@@ -392,6 +392,11 @@ ExprPtr ScevToExpr::translateUnknown(const Value* V, unsigned bits) {
       int64_t c = C->getSExtValue();
       if (B->getOpcode() == Instruction::And && c >= 0) return make_range(Expr::constant(0), Expr::constant(c));
       if (B->getOpcode() == Instruction::URem && c > 0) return make_range(Expr::constant(0), Expr::constant(c - 1));
+      if (B->getOpcode() == Instruction::SDiv && c != 0 && c != -1) {
+        // C's truncating division, which the evaluator's / also is.
+        ExprPtr x = translateAs(SE.getSCEV(const_cast<Value*>(B->getOperand(0))), /*is_signed=*/true);
+        return x ? make_div(x, Expr::constant(c)) : nullptr;
+      }
       if (B->getOpcode() == Instruction::SRem && c != 0 && c != std::numeric_limits<int64_t>::min()) {
         int64_t m = (c < 0 ? -c : c) - 1;
         return make_range(Expr::constant(-m), Expr::constant(m));
