@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -42,7 +43,9 @@ EnvChanges native_env(const std::string& devices) {
           {"LD_PRELOAD", std::nullopt},
           {"LIBSPLIT_LOG", std::nullopt},
           {"LIBSPLIT_TRACE", std::nullopt},
-          {"LIBSPLIT_CACHE_DIR", std::nullopt}};
+          {"LIBSPLIT_CACHE_DIR", std::nullopt},
+          {"LIBSPLIT_WHOLE", std::nullopt},
+          {"LIBSPLIT_DISABLE", std::nullopt}};
 }
 
 struct AppRun {
@@ -77,49 +80,72 @@ std::string describe(const AppRun& run) {
   return s.str();
 }
 
-// Explains where two result dumps first differ: the dump section (one output
-// buffer or printed value of the app), the byte within it, and both lines.
-std::string first_difference(const std::string& expected, const std::string& actual) {
-  size_t pos = 0;
-  while (pos < expected.size() && pos < actual.size() && expected[pos] == actual[pos]) ++pos;
-  std::ostringstream s;
-  s << "outputs differ at character " << pos << " (native " << expected.size()
-    << " chars, shim " << actual.size() << " chars)";
-  // Walk the lines of the expected dump up to pos to name the section.
-  size_t line_start = 0, section_line = 0, lines_in_section = 0;
-  std::string section = "(none)";
-  while (line_start <= pos && line_start < expected.size()) {
-    size_t end = expected.find('\n', line_start);
-    if (end == std::string::npos) end = expected.size();
-    if (pos <= end) break;
-    std::string line = expected.substr(line_start, end - line_start);
-    if (line.find(' ') != std::string::npos) {
-      section = line;
-      lines_in_section = 0;
-    } else {
-      ++lines_in_section;
+// One output of an app as read back from its dump: a buffer ("name <bytes>"
+// followed by hex lines) or a printed value ("name = value").
+struct Section {
+  std::string name;
+  std::string header;        // the header line as written
+  std::vector<uint8_t> bytes;  // decoded hex (buffers only)
+};
+
+std::vector<Section> parse_dump(const std::string& dump) {
+  std::vector<Section> sections;
+  std::stringstream in(dump);
+  auto hex = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(' ') != std::string::npos || sections.empty()) {
+      sections.push_back({line.substr(0, line.find(' ')), line, {}});
+      continue;
     }
-    ++section_line;
-    line_start = end + 1;
+    for (size_t i = 0; i + 1 < line.size(); i += 2)
+      sections.back().bytes.push_back(uint8_t(hex(line[i]) * 16 + hex(line[i + 1])));
   }
-  auto line_at = [](const std::string& text, size_t start) {
-    if (start >= text.size()) return std::string("<end>");
-    size_t end = text.find('\n', start);
-    return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  };
-  s << "\n  section \"" << section << "\"";
-  const std::string exp_line = line_at(expected, line_start);
-  if (exp_line.find(' ') == std::string::npos && exp_line != "<end>") {
-    const size_t byte = lines_in_section * 32 + (pos - line_start) / 2;
-    s << ", byte " << byte << " of the section";
+  return sections;
+}
+
+// Explains how two result dumps differ: for every differing output, how many
+// bytes differ, the first and last differing byte, and the values there.
+std::string first_difference(const std::string& expected, const std::string& actual) {
+  std::ostringstream s;
+  const std::vector<Section> want = parse_dump(expected), got = parse_dump(actual);
+  if (want.size() != got.size())
+    s << "number of outputs differs: native " << want.size() << ", shim " << got.size() << "\n";
+  size_t reported = 0;
+  for (size_t i = 0; i < want.size() && i < got.size() && reported < 8; ++i) {
+    const Section &w = want[i], &g = got[i];
+    if (w.header != g.header) {
+      s << "  output #" << i << ": native \"" << w.header << "\", shim \"" << g.header << "\"\n";
+      ++reported;
+      continue;
+    }
+    size_t first = SIZE_MAX, last = 0, count = 0;
+    for (size_t b = 0; b < w.bytes.size() && b < g.bytes.size(); ++b)
+      if (w.bytes[b] != g.bytes[b]) {
+        first = std::min(first, b);
+        last = b;
+        ++count;
+      }
+    if (!count) continue;
+    ++reported;
+    s << "  output \"" << w.name << "\" (" << w.bytes.size() << " bytes): " << count
+      << " bytes differ, first at byte " << first << ", last at byte " << last << "\n";
+    auto word = [](const std::vector<uint8_t>& v, size_t at) {
+      std::ostringstream o;
+      o << std::hex;
+      for (size_t k = at & ~size_t(3); k < (at & ~size_t(3)) + 4 && k < v.size(); ++k)
+        o << (v[k] < 16 ? "0" : "") << int(v[k]);
+      return o.str();
+    };
+    s << "    4-byte word at " << (first & ~size_t(3)) << ": native " << word(w.bytes, first)
+      << ", shim " << word(g.bytes, first) << "\n";
   }
-  s << "\n  native: " << exp_line << "\n  shim:   " << line_at(actual, line_start);
-  return s.str();
+  if (!reported && expected != actual) s << "  (dumps differ in layout)\n";
+  return "outputs differ:\n" + s.str();
 }
 
 class AppTest : public ::testing::TestWithParam<std::string> {};
 
-std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+[[maybe_unused]] std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
   return info.param;
 }
 
@@ -140,6 +166,7 @@ TEST_P(AppTest, NativeIsDeterministicAcrossDevices) {
   EXPECT_EQ(pthread.process.out, basic.process.out) << "stdout differs";
 }
 
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AppTest);
 #ifndef LIBSPLIT_SHIM_ONLY
 INSTANTIATE_TEST_SUITE_P(Native, AppTest, ::testing::ValuesIn(app_names()), param_name);
 #endif
@@ -150,10 +177,16 @@ struct ShimCase {
   std::string app;
   std::string devices;  // POCL_DEVICES under the shim
   std::string label;    // test-name suffix
+  bool force_split = false;  // LIBSPLIT_WHOLE=0: the scheduler may not run launches whole
 };
 
-EnvChanges shim_env(const std::string& devices, const std::string& cache_dir) {
-  EnvChanges env = native_env(devices);
+void PrintTo(const ShimCase& c, std::ostream* os) {
+  *os << c.app << " on \"" << c.devices << "\"" << (c.force_split ? " (LIBSPLIT_WHOLE=0)" : "");
+}
+
+EnvChanges shim_env(const ShimCase& c, const std::string& cache_dir) {
+  EnvChanges env = native_env(c.devices);
+  if (c.force_split) env["LIBSPLIT_WHOLE"] = "0";
   env["LD_PRELOAD"] = std::string(LIBSPLIT_SHIM_PATH);
   env["LIBSPLIT_CACHE_DIR"] = cache_dir;
 #ifdef LIBSPLIT_CC_PATH
@@ -204,7 +237,7 @@ TEST_P(ShimTest, OutputMatchesNative) {
   AppRun native = run_app(c.app, native_env("pthread"), dir, "native");
   ASSERT_EQ(native.process.exit_code, 0) << describe(native);
   std::filesystem::create_directories(dir.path() + "/cache");
-  AppRun shim = run_app(c.app, shim_env(c.devices, dir.path() + "/cache"), dir, "shim");
+  AppRun shim = run_app(c.app, shim_env(c, dir.path() + "/cache"), dir, "shim");
   ASSERT_EQ(shim.process.exit_code, native.process.exit_code)
       << "under the shim with POCL_DEVICES=\"" << c.devices << "\": " << describe(shim);
   EXPECT_TRUE(native.output == shim.output)
@@ -220,6 +253,8 @@ std::vector<ShimCase> shim_cases() {
     cases.push_back({app, "pthread", "1dev"});
     cases.push_back({app, "pthread basic", "2dev"});
     cases.push_back({app, "pthread pthread basic basic", "4dev"});
+    // Every launch split, so that every kernel goes through the split path.
+    cases.push_back({app, "pthread basic", "2dev_forced", true});
   }
   return cases;
 }
@@ -228,8 +263,9 @@ INSTANTIATE_TEST_SUITE_P(Shim, ShimTest, ::testing::ValuesIn(shim_cases()), shim
 
 class SplitTest : public ::testing::TestWithParam<ShimCase> {};
 
-// With several devices the launches of the regular apps really are split:
-// the trace shows at least one launch whose slices ran on more than one
+// With several devices (and LIBSPLIT_WHOLE=0, so that the scheduler may not
+// keep small launches whole) the launches of the regular apps really are
+// split: the trace shows at least one launch whose slices ran on more than one
 // device, and every traced launch's slices cover its work-groups exactly.
 TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
   const ShimCase& c = GetParam();
@@ -238,7 +274,7 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
   AppRun native = run_app(c.app, native_env("pthread"), dir, "native");
   ASSERT_EQ(native.process.exit_code, 0) << describe(native);
   std::filesystem::create_directories(dir.path() + "/cache");
-  EnvChanges env = shim_env(c.devices, dir.path() + "/cache");
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
   const std::string trace_path = dir.path() + "/trace.csv";
   env["LIBSPLIT_LOG"] = "1";
   env["LIBSPLIT_TRACE"] = trace_path;
@@ -285,7 +321,7 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
 std::vector<ShimCase> split_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names())
-    if (!kNotSplit.count(app)) cases.push_back({app, "pthread basic", "2dev"});
+    if (!kNotSplit.count(app)) cases.push_back({app, "pthread basic", "2dev", true});
   return cases;
 }
 
