@@ -3,6 +3,8 @@
 #include "real_api.h"
 #include "runtime.h"
 
+#include <string>
+
 namespace libsplit {
 
 namespace {
@@ -53,6 +55,9 @@ cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats) {
         if (err != CL_SUCCESS) return err;
         s.host_valid.add(p);
         if (stats) stats->bytes_to_host += p.size();
+        if (rt.controls.log >= 2)
+          log_line(2, "  read back [" + std::to_string(p.begin) + ", " + std::to_string(p.end) +
+                          ") from dev" + std::to_string(d));
       }
     }
   }
@@ -76,6 +81,9 @@ cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* st
     if (err != CL_SUCCESS) return err;
     s.dev_valid[device].add(m);
     if (stats) stats->bytes_to_device += m.size();
+    if (runtime().controls.log >= 2)
+      log_line(2, "  write [" + std::to_string(m.begin) + ", " + std::to_string(m.end) +
+                      ") to dev" + std::to_string(device));
   }
   return CL_SUCCESS;
 }

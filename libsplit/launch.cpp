@@ -413,7 +413,11 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   if (!valid(k)) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
-  if (!global_size) return CL_INVALID_VALUE;
+  if (!global_size) {
+    // OpenCL 2.1+: a null global size enqueues a command that does nothing.
+    if (cl_int err = check_queue_and_waits(q, n, waits)) return err;
+    return enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, ev, false, nullptr);
+  }
   LaunchSpec spec;
   spec.dims = work_dim;
   Runtime& rt = runtime();
