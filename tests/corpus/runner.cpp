@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -418,9 +419,25 @@ std::string Runner::device_name(size_t i) const {
 
 cl_program Runner::build(const std::string& source, const std::string& options,
                          std::string* error) {
+  return build_devices(source, options, SIZE_MAX, error);
+}
+
+cl_program Runner::build_for(const std::string& source, const std::string& options,
+                             size_t device, std::string* error) {
+  if (device >= devices_.size()) {
+    fail(error, "no device " + std::to_string(device));
+    return nullptr;
+  }
+  return build_devices(source, options, device, error);
+}
+
+cl_program Runner::build_devices(const std::string& source, const std::string& options,
+                                 size_t device, std::string* error) {
   std::string key = options + '\0' + source;
   for (const auto& b : programs_)
-    if (b.key == key) return b.program;
+    if (b.key == key && (b.device == device || b.device == SIZE_MAX)) return b.program;
+  std::vector<cl_device_id> targets = devices_;
+  if (device != SIZE_MAX) targets = {devices_[device]};
   const char* text = source.c_str();
   size_t len = source.size();
   cl_int err = CL_SUCCESS;
@@ -429,11 +446,11 @@ cl_program Runner::build(const std::string& source, const std::string& options,
     fail(error, std::string("clCreateProgramWithSource: ") + cl_error_name(err));
     return nullptr;
   }
-  err = clBuildProgram(p, cl_uint(devices_.size()), devices_.data(), options.c_str(), nullptr,
+  err = clBuildProgram(p, cl_uint(targets.size()), targets.data(), options.c_str(), nullptr,
                        nullptr);
   if (err != CL_SUCCESS) {
     std::string log;
-    for (cl_device_id d : devices_) {
+    for (cl_device_id d : targets) {
       size_t n = 0;
       clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
       std::string l(n, '\0');
@@ -444,7 +461,7 @@ cl_program Runner::build(const std::string& source, const std::string& options,
     fail(error, std::string("clBuildProgram: ") + cl_error_name(err) + "\n" + log);
     return nullptr;
   }
-  programs_.push_back({std::move(key), p});
+  programs_.push_back({std::move(key), device, p});
   return p;
 }
 
@@ -520,7 +537,8 @@ bool Runner::launch(const KernelSpec& spec, cl_program program, size_t device,
 RunResult Runner::run_full(const KernelSpec& spec, const std::vector<Bytes>& initial,
                            const std::string& source, size_t device) {
   RunResult r;
-  cl_program p = build(source.empty() ? spec.source : source, spec.build_options, &r.error);
+  cl_program p =
+      build_for(source.empty() ? spec.source : source, spec.build_options, device, &r.error);
   if (!p) return r;
   r.ok = launch(spec, p, device, initial, nullptr, r.buffers, &r.error);
   return r;
@@ -530,10 +548,10 @@ RunResult Runner::run_slices(const KernelSpec& spec, const std::string& partitio
                              const std::vector<Bytes>& initial,
                              const std::vector<SliceRun>& slices, SliceMerge merge) {
   RunResult r;
-  cl_program p = build(partition_ready_source, spec.build_options, &r.error);
-  if (!p) return r;
   std::vector<Bytes> state = initial;
   for (const SliceRun& s : slices) {
+    cl_program p = build_for(partition_ready_source, spec.build_options, s.device, &r.error);
+    if (!p) return r;
     std::vector<Bytes> out;
     const std::vector<Bytes>& in = merge == SliceMerge::Sequential ? state : initial;
     if (!launch(spec, p, s.device, in, &s, out, &r.error)) return r;

@@ -125,6 +125,10 @@ class Runner {
 
   // Builds source for all devices; nullptr + *error (with the build log) on failure.
   cl_program build(const std::string& source, const std::string& options, std::string* error);
+  // The same for one device only (what the runs use: no compile for devices
+  // a run does not touch).
+  cl_program build_for(const std::string& source, const std::string& options, size_t device,
+                       std::string* error);
 
   // The full NDRange of spec, one launch of `source` (spec.source when empty).
   RunResult run_full(const KernelSpec& spec, const std::vector<Bytes>& initial,
@@ -138,8 +142,11 @@ class Runner {
   Runner() = default;
   struct Built {
     std::string key;
+    size_t device = 0;  // SIZE_MAX: built for every device
     cl_program program = nullptr;
   };
+  cl_program build_devices(const std::string& source, const std::string& options, size_t device,
+                           std::string* error);
   // Runs one launch on `device` with buffers initialised from `in`; fills out.
   bool launch(const KernelSpec& spec, cl_program program, size_t device,
               const std::vector<Bytes>& in, const SliceRun* slice, std::vector<Bytes>& out,

@@ -1,7 +1,6 @@
 // Tests of the corpus runner itself: spec parsing, deterministic inputs,
-// slicings that cover the NDRange, and every corpus kernel running unsplit
-// with identical results on every device (what makes byte comparisons
-// across devices meaningful).
+// slicings that cover the NDRange, and every corpus kernel running unsplit,
+// writing something, with the same bytes twice.
 #include "runner.h"
 
 #include <gtest/gtest.h>
@@ -104,7 +103,10 @@ TEST(CorpusSpec, SlicingsCoverEveryGroupOnce) {
 
 class CorpusKernel : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(CorpusKernel, FullLaunchIsTheSameOnEveryDevice) {
+TEST_P(CorpusKernel, FullLaunchRunsAndIsDeterministic) {
+  // One device only: tests/cc compares slices on every device against this
+  // same full launch, which covers cross-device agreement without compiling
+  // every original program for every device twice.
   std::string err;
   auto spec = load_spec(GetParam(), &err);
   ASSERT_TRUE(spec) << err;
@@ -112,11 +114,9 @@ TEST_P(CorpusKernel, FullLaunchIsTheSameOnEveryDevice) {
   auto first = runner().run_full(*spec, initial, {}, 0);
   ASSERT_TRUE(first.ok) << first.error;
   EXPECT_NE(first.buffers, initial) << "the kernel wrote nothing";
-  for (size_t d = 1; d < runner().device_count(); ++d) {
-    auto other = runner().run_full(*spec, initial, {}, d);
-    ASSERT_TRUE(other.ok) << other.error;
-    EXPECT_EQ(other.buffers, first.buffers) << "device " << runner().device_name(d);
-  }
+  auto again = runner().run_full(*spec, initial, {}, 0);
+  ASSERT_TRUE(again.ok) << again.error;
+  EXPECT_EQ(again.buffers, first.buffers);
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
