@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -238,10 +239,17 @@ int rw(Cl& cl) {
   print("c", out);
   CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
   print("m", out);
+  // USE_HOST_PTR: the host memory holds the contents while mapped.
+  int* whole = static_cast<int*>(clEnqueueMapBuffer(cl.q, m, CL_TRUE, CL_MAP_READ, 0, n * 4, 0,
+                                                    nullptr, nullptr, &err));
+  CHECK(err);
+  printf("map is host ptr: %d\n", whole == host.data());
+  print("host", host);
+  CHECK(clEnqueueUnmapMemObject(cl.q, m, whole, 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
   clReleaseMemObject(sub);
   clReleaseMemObject(c);
   clReleaseMemObject(m);
-  print("host", host);
   return 0;
 }
 
@@ -326,7 +334,7 @@ int groups(Cl& cl) {
 }
 
 void CL_CALLBACK count_callback(cl_event, cl_int status, void* user) {
-  if (status == CL_COMPLETE) ++*static_cast<int*>(user);
+  if (status == CL_COMPLETE) __atomic_add_fetch(static_cast<int*>(user), 1, __ATOMIC_RELEASE);
 }
 
 int events(Cl& cl) {
@@ -367,7 +375,10 @@ int events(Cl& cl) {
   printf("kernel complete after marker: %d\n", status == CL_COMPLETE);
   CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
   CHECK(clFinish(cl.q));
-  printf("callbacks: %d\n", completed);
+  // Callbacks are asynchronous: give a native runtime time to call it.
+  for (int spin = 0; spin < 2000 && __atomic_load_n(&completed, __ATOMIC_ACQUIRE) == 0; ++spin)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  printf("callbacks: %d\n", __atomic_load_n(&completed, __ATOMIC_ACQUIRE));
   cl_command_type type = 0;
   CHECK(clGetEventInfo(kev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr));
   printf("type ndrange: %d\n", type == CL_COMMAND_NDRANGE_KERNEL);
