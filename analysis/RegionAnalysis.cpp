@@ -67,6 +67,24 @@ bool vectorLoadStore(StringRef Name, bool* isStore, unsigned* count, bool* half)
   return true;
 }
 
+// e with every wrap_xN replaced by fits_xN: the same value where nothing
+// wraps, unevaluable where something would.
+ExprPtr wrapsToFits(const ExprPtr& e) {
+  if (!e) return e;
+  if (e->kind == Expr::Kind::WrapSigned || e->kind == Expr::Kind::WrapUnsigned) {
+    auto f = std::make_shared<Expr>(*e);
+    f->kind = e->kind == Expr::Kind::WrapSigned ? Expr::Kind::FitsSigned : Expr::Kind::FitsUnsigned;
+    f->lhs = wrapsToFits(e->lhs);
+    return f;
+  }
+  ExprPtr l = wrapsToFits(e->lhs), r = wrapsToFits(e->rhs);
+  if (l == e->lhs && r == e->rhs) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->lhs = l;
+  copy->rhs = r;
+  return copy;
+}
+
 class KernelAnalyzer {
  public:
   KernelAnalyzer(Function& F, FunctionAnalysisManager& FAM)
@@ -355,24 +373,25 @@ class KernelAnalyzer {
     if (!l) return false;
     int64_t c = 0;
     ExprPtr id = l;
-    auto stripFits = [](ExprPtr e) {
-      while (e->kind == Expr::Kind::FitsSigned || e->kind == Expr::Kind::FitsUnsigned) e = e->lhs;
+    // The comparison sees L as a W-bit value; the guard bounds the id itself,
+    // so it only applies when nothing in L wraps: every wrap (and L itself)
+    // re-checked as a fits, which fails (no guard) otherwise.
+    auto strip = [](ExprPtr e) {
+      while (e->kind == Expr::Kind::FitsSigned || e->kind == Expr::Kind::FitsUnsigned ||
+             e->kind == Expr::Kind::WrapSigned || e->kind == Expr::Kind::WrapUnsigned)
+        e = e->lhs;
       return e;
     };
-    id = stripFits(id);
+    id = strip(id);
     if (id->kind == Expr::Kind::Add && id->rhs->kind == Expr::Kind::Const) {
       c = id->rhs->value;
-      id = stripFits(id->lhs);
+      id = strip(id->lhs);
     }
     if (id->kind != Expr::Kind::Var || !mentionsWorkItemId(*id)) return false;
     ExprPtr bound = Scratch.translateAs(R, isSigned);
     if (!bound || mentionsWorkItemId(*bound)) return false;
-    // The comparison sees L as a W-bit value: the guard only applies when
-    // id + c fits (else the evaluator cannot evaluate the bound: no guard).
-    // (Stripped fits checks of the id are re-checked the same way.)
-    ExprPtr lhsFits = make_fits(l, SE.getTypeSizeInBits(L->getType()), isSigned);
-    if (lhsFits != l || stripFits(l) != l || (l->kind == Expr::Kind::Add && stripFits(l->lhs) != l->lhs))
-      bound = make_add(bound, Expr::binary(Expr::Kind::Mul, Expr::constant(0), lhsFits));
+    ExprPtr lhsCheck = make_fits(wrapsToFits(l), SE.getTypeSizeInBits(L->getType()), isSigned);
+    if (lhsCheck != l) bound = make_add(bound, Expr::binary(Expr::Kind::Mul, Expr::constant(0), lhsCheck));
     bound = make_sub(bound, Expr::constant(c));
     Guard g;
     g.var = id->var;

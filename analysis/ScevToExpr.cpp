@@ -71,10 +71,9 @@ ExprPtr ScevToExpr::translateAs(const SCEV* S, bool is_signed) {
   if (!e) return nullptr;
   unsigned bits = SE.getTypeSizeInBits(S->getType());
   if (bits > 64) return fail("integer wider than 64 bits");
-  // Kernel arguments too: the runtime may extend a narrow argument either
-  // way (region.h says sign; the shim zero-extends unsigned types); the
-  // check makes both safe.
-  return make_fits(std::move(e), bits, is_signed);
+  // The kernel's own wrapping, exactly (kernel arguments too: the runtime
+  // may extend a narrow argument either way; wrapping makes both right).
+  return make_wrap(std::move(e), bits, is_signed);
 }
 
 ExprPtr ScevToExpr::translate(const SCEV* S) {
@@ -99,17 +98,18 @@ ExprPtr ScevToExpr::translate(const SCEV* S) {
       return translate(cast<SCEVTruncateExpr>(S)->getOperand());
     case scZeroExtend:
     case scSignExtend: {
-      // ext(trunc X to iW) with a narrow W (x % 4, (uchar)x): the value is
-      // X mod 2^W, always inside the W-bit range, whatever X is.
+      // The operand read as a W-bit signed/unsigned value (wrap_iW / wrap_uW).
       const SCEV* Op = cast<SCEVIntegralCastExpr>(S)->getOperand();
+      bool isSigned = S->getSCEVType() == scSignExtend;
+      std::string before = Reason;
+      if (ExprPtr e = translateAs(Op, isSigned)) return e;
+      // Unknown but narrow (data % 16, a uchar loaded from memory): any value
+      // of the W-bit type, a short range worth more than "unknown".
       unsigned W = SE.getTypeSizeInBits(Op->getType());
-      bool zext = S->getSCEVType() == scZeroExtend;
-      if (isa<SCEVTruncateExpr>(Op) && W <= 16) {
-        int64_t lo = zext ? 0 : -(int64_t(1) << (W - 1));
-        int64_t hi = zext ? (int64_t(1) << W) - 1 : (int64_t(1) << (W - 1)) - 1;
-        return make_range(Expr::constant(lo), Expr::constant(hi));
-      }
-      return translateAs(Op, /*is_signed=*/!zext);
+      if (W > 16) return nullptr;
+      Reason = before;
+      int64_t lo = isSigned ? -(int64_t(1) << (W - 1)) : 0, hi = isSigned ? (int64_t(1) << (W - 1)) - 1 : (int64_t(1) << W) - 1;
+      return make_range(Expr::constant(lo), Expr::constant(hi));
     }
     case scAddExpr:
     case scMulExpr: {

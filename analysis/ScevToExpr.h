@@ -5,10 +5,12 @@
 // expressions are evaluated exactly in int64 at run time. translate() returns
 // an Expr whose exact value is congruent to the SCEV's value modulo 2^W;
 // wherever the interpretation matters (extensions, unsigned division,
-// min/max, comparisons) the operand is wrapped in fits_iW / fits_uW, which
-// make the run-time evaluation fail (= whole buffer) instead of silently
-// differing from the kernel's wrapping arithmetic. Loop recurrences become
-// (range first last) over the backedge-taken count.
+// min/max, comparisons) the operand is reduced with wrap_iW / wrap_uW, the
+// kernel's own modular arithmetic (an interval crossing a wrap point becomes
+// the whole W-bit range). Where an argument needs "no wrap at all" (guards,
+// loop bounds) fits_iW / fits_uW make the run-time evaluation fail instead
+// (= whole buffer / no guard). Loop recurrences become (range first last)
+// over the backedge-taken count, or over the latch condition's bound.
 #pragma once
 
 #include "libsplit/region.h"

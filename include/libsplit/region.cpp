@@ -129,6 +129,22 @@ ExprPtr make_fits(ExprPtr x, unsigned bits, bool is_signed) {
   return e;
 }
 
+ExprPtr make_wrap(ExprPtr x, unsigned bits, bool is_signed) {
+  if (bits == 0 || bits > 64) bits = 64;
+  if (is_signed && bits == 64) return x;  // int64 arithmetic is the evaluator's own
+  int64_t v;
+  if (isConst(x, &v) && bits < 64) {
+    uint64_t m = uint64_t(v) & ((uint64_t(1) << bits) - 1);
+    if (is_signed && (m >> (bits - 1))) return Expr::constant(int64_t(m) - (int64_t(1) << bits));
+    return Expr::constant(int64_t(m));
+  }
+  auto e = std::make_shared<Expr>();
+  e->kind = is_signed ? Expr::Kind::WrapSigned : Expr::Kind::WrapUnsigned;
+  e->value = bits;
+  e->lhs = std::move(x);
+  return e;
+}
+
 // --- Text form ----------------------------------------------------------------
 
 namespace {
@@ -162,7 +178,12 @@ void printTo(const Expr& e, std::string& out) {
       return;
     case Expr::Kind::FitsSigned:
     case Expr::Kind::FitsUnsigned:
-      out += e.kind == Expr::Kind::FitsSigned ? "(fits_i" : "(fits_u";
+    case Expr::Kind::WrapSigned:
+    case Expr::Kind::WrapUnsigned:
+      out += e.kind == Expr::Kind::FitsSigned     ? "(fits_i"
+             : e.kind == Expr::Kind::FitsUnsigned ? "(fits_u"
+             : e.kind == Expr::Kind::WrapSigned   ? "(wrap_i"
+                                                  : "(wrap_u";
       out += std::to_string(e.value);
       out += ' ';
       if (e.lhs) printTo(*e.lhs, out); else out += "?";
@@ -248,13 +269,16 @@ class Parser {
       auto v = number(word());
       if (!v || *v < 0 || *v > 1'000'000) return fail("bad argument index");
       result = Expr::arg(unsigned(*v));
-    } else if (op.size() > 6 && (op.substr(0, 6) == "fits_i" || op.substr(0, 6) == "fits_u")) {
+    } else if (op.size() > 6 && (op.substr(0, 6) == "fits_i" || op.substr(0, 6) == "fits_u" ||
+                                 op.substr(0, 6) == "wrap_i" || op.substr(0, 6) == "wrap_u")) {
       auto bits = number(op.substr(6));
       if (!bits || *bits < 1 || *bits > 64) return fail("bad bit width in '" + std::string(op) + "'");
       ExprPtr x = parse();
       if (!x) return nullptr;
       auto e = std::make_shared<Expr>();
-      e->kind = op[5] == 'i' ? Expr::Kind::FitsSigned : Expr::Kind::FitsUnsigned;
+      bool fits = op[0] == 'f';
+      e->kind = op[5] == 'i' ? (fits ? Expr::Kind::FitsSigned : Expr::Kind::WrapSigned)
+                             : (fits ? Expr::Kind::FitsUnsigned : Expr::Kind::WrapUnsigned);
       e->value = *bits;
       e->lhs = std::move(x);
       result = e;
@@ -364,6 +388,30 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
       }
       if (x->lo < lo || x->hi > hi) return std::nullopt;
       return x;
+    }
+    case Expr::Kind::WrapSigned:
+    case Expr::Kind::WrapUnsigned: {
+      if (!e.lhs || e.value < 1 || e.value > 64) return std::nullopt;
+      auto x = evalIn(*e.lhs, args, vars);
+      if (!x || x->empty()) return x;
+      const int bits = int(e.value);
+      if (bits == 64) {
+        if (e.kind == Expr::Kind::WrapSigned) return x;
+        if (x->lo < 0) return std::nullopt;  // a uint64 above INT64_MAX: not representable
+        return x;
+      }
+      const __int128 period = __int128(1) << bits;
+      const __int128 tmin = e.kind == Expr::Kind::WrapSigned ? -(period / 2) : 0;
+      const __int128 tmax = tmin + period - 1;
+      auto reduce = [&](__int128 v) {
+        __int128 r = (v - tmin) % period;
+        if (r < 0) r += period;
+        return r + tmin;
+      };
+      if (__int128(x->hi) - x->lo >= period - 1) return Interval{int64_t(tmin), int64_t(tmax)};
+      __int128 lo = reduce(x->lo), hi = reduce(x->hi);
+      if (lo > hi) return Interval{int64_t(tmin), int64_t(tmax)};  // crosses a wrap point
+      return Interval{int64_t(lo), int64_t(hi)};
     }
     default: break;
   }

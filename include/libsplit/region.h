@@ -39,8 +39,13 @@ struct Expr {
   // evaluated (nullopt: whole buffer). The analysis wraps narrow integer
   // arithmetic in them so that exact int64 evaluation never silently differs
   // from the kernel's wrapping arithmetic. value = bit width, lhs = x.
+  //
+  // WrapSigned / WrapUnsigned (additive): "(wrap_u8 x)" is x reduced modulo
+  // 2^8 into [0, 255] ("(wrap_i32 x)": into the int range), exactly what a
+  // kernel's narrow wrapping arithmetic computes; never fails, an interval
+  // crossing a wrap point becomes the whole range. value = bit width.
   enum class Kind : uint8_t { Const, Arg, Var, Add, Sub, Mul, Div, Min, Max, Range,
-                              FitsSigned, FitsUnsigned };
+                              FitsSigned, FitsUnsigned, WrapSigned, WrapUnsigned };
   Kind kind = Kind::Const;
   int64_t value = 0;  // Const: the value; Arg: argument index; Var: dimension 0..2
   NDVar var = NDVar::GlobalId;
@@ -160,5 +165,6 @@ ExprPtr make_min(ExprPtr a, ExprPtr b);
 ExprPtr make_max(ExprPtr a, ExprPtr b);
 ExprPtr make_range(ExprPtr lo, ExprPtr hi);
 ExprPtr make_fits(ExprPtr x, unsigned bits, bool is_signed);
+ExprPtr make_wrap(ExprPtr x, unsigned bits, bool is_signed);
 
 }  // namespace libsplit

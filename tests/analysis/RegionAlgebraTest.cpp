@@ -36,7 +36,7 @@ NDRange nd1(uint64_t global, uint64_t local, uint64_t offset = 0) {
 TEST(RegionText, RoundTrip) {
   for (const char* t : {"0", "-17", "(arg 3)", "gid0", "goff2", "lsz1", "ngr0",
                         "(+ (* gid0 (arg 3)) 4)", "(range 0 (- (arg 2) 1))",
-                        "(min (max grp1 -5) (/ gsz0 lid2))", "(fits_i32 (+ gid0 1))", "(fits_u8 (arg 0))"}) {
+                        "(min (max grp1 -5) (/ gsz0 lid2))", "(fits_i32 (+ gid0 1))", "(fits_u8 (arg 0))", "(wrap_i32 gid1)", "(wrap_u16 (* 3 lid0))"}) {
     ExprPtr e = P(t);
     ASSERT_TRUE(e);
     EXPECT_EQ(print_expr(*e), t);
@@ -84,6 +84,16 @@ TEST(RegionEval, IntervalArithmetic) {
   EXPECT_FALSE(ev("(fits_u32 (* gid0 (arg 2)))"));  // negative: not a uint
   EXPECT_FALSE(ev("(fits_i8 (* gid0 100))"));       // 700 > 127
   eq(ev("(fits_u64 gid0)"), 4, 7);
+  eq(ev("(wrap_u8 (+ gid0 250))"), 0, 255);          // 254..257 crosses 256
+  eq(ev("(wrap_u8 (+ gid0 252))"), 0, 3);            // 256..259 -> 0..3
+  eq(ev("(wrap_i8 (+ gid0 120))"), 124, 127);       // fits
+  eq(ev("(wrap_i8 (+ gid0 125))"), -127, -124);      // 129..132, all past 127
+  eq(ev("(wrap_i8 (+ gid0 122))"), -128, 127);       // 126..129 crosses 127/128
+  eq(ev("(wrap_i8 (+ gid0 130))"), -122, -119);      // 134..137 -> -122..-119
+  eq(ev("(wrap_u32 (* gid0 -1))"), 4294967289, 4294967292);
+  eq(ev("(wrap_i32 (* gid0 1073741824))"), -2147483648, 2147483647);  // 2^32..7*2^30 crosses
+  EXPECT_FALSE(ev("(wrap_u64 (* gid0 -1))"));       // beyond int64
+  eq(ev("(wrap_u64 gid0)"), 4, 7);
   EXPECT_FALSE(ev("(arg 0)"));          // a buffer: no value
   EXPECT_FALSE(ev("(arg 7)"));          // out of range
   EXPECT_FALSE(ev("(/ 1 (- gid0 5))")); // divisor interval holds 0
@@ -104,6 +114,7 @@ TEST(RegionEval, SoundAgainstEnumeration) {
   };
   std::function<ExprPtr(int)> gen = [&](int depth) -> ExprPtr {
     if (depth == 0 || rng() % 4 == 0) return leaf();
+    if (rng() % 5 == 0) return make_wrap(gen(depth - 1), 3 + rng() % 4, rng() % 2);
     static const Expr::Kind ops[] = {Expr::Kind::Add, Expr::Kind::Sub, Expr::Kind::Mul,
                                      Expr::Kind::Div, Expr::Kind::Min, Expr::Kind::Max};
     return Expr::binary(ops[rng() % 6], gen(depth - 1), gen(depth - 1));
@@ -113,6 +124,13 @@ TEST(RegionEval, SoundAgainstEnumeration) {
       [&](const Expr& e, int64_t g, int64_t l) -> std::optional<int64_t> {
     if (e.kind == Expr::Kind::Const) return e.value;
     if (e.kind == Expr::Kind::Var) return e.var == NDVar::GlobalId ? g : l;
+    if (e.kind == Expr::Kind::WrapSigned || e.kind == Expr::Kind::WrapUnsigned) {
+      auto x = at(*e.lhs, g, l);
+      if (!x) return std::nullopt;
+      int64_t period = int64_t(1) << e.value, tmin = e.kind == Expr::Kind::WrapSigned ? -period / 2 : 0;
+      int64_t r = ((*x - tmin) % period + period) % period;
+      return r + tmin;
+    }
     auto a = at(*e.lhs, g, l), b = at(*e.rhs, g, l);
     if (!a || !b) return std::nullopt;
     switch (e.kind) {

@@ -35,8 +35,8 @@ __kernel void vadd(__global const float* a, __global const float* b, __global fl
   if (i < n) c[i] = a[i] + b[i];
 })");
   const char* guarded =
-      "if gid0 <= (+ (+ (fits_i32 (arg 3)) (* 0 (fits_i32 gid0))) -1): "
-      "[(* (fits_i32 gid0) 4), (+ (* (fits_i32 gid0) 4) 3)]";
+      "if gid0 <= (+ (+ (wrap_i32 (arg 3)) (* 0 (fits_i32 gid0))) -1): "
+      "[(* (wrap_i32 gid0) 4), (+ (* (wrap_i32 gid0) 4) 3)]";
   EXPECT_EQ(line(r, "arg 0 read"), std::string("arg 0 read: ") + guarded);
   EXPECT_EQ(line(r, "arg 0 write"), "arg 0 write: none");
   EXPECT_EQ(line(r, "arg 2 write"), std::string("arg 2 write: ") + guarded);
@@ -53,10 +53,10 @@ __kernel void rowsum(__global const float* m, __global float* out, int cols) {
   out[r] = s;
 })");
   EXPECT_EQ(line(r, "arg 0 read"),
-            "arg 0 read: [(range (* (fits_i32 (* gid0 (arg 2))) 4) (+ (* (fits_i32 (* gid0 (arg 2))) 4) "
-            "(* (fits_u32 (+ (arg 2) -1)) 4))), (+ (range (* (fits_i32 (* gid0 (arg 2))) 4) (+ (* (fits_i32 "
-            "(* gid0 (arg 2))) 4) (* (fits_u32 (+ (arg 2) -1)) 4))) 3)]");
-  EXPECT_EQ(line(r, "arg 1 write"), "arg 1 write: [(* (fits_i32 gid0) 4), (+ (* (fits_i32 gid0) 4) 3)]");
+            "arg 0 read: [(range (* (wrap_i32 (* gid0 (arg 2))) 4) (+ (* (wrap_i32 (* gid0 (arg 2))) 4) "
+            "(* (wrap_u32 (+ (arg 2) -1)) 4))), (+ (range (* (wrap_i32 (* gid0 (arg 2))) 4) (+ (* (wrap_i32 "
+            "(* gid0 (arg 2))) 4) (* (wrap_u32 (+ (arg 2) -1)) 4))) 3)]");
+  EXPECT_EQ(line(r, "arg 1 write"), "arg 1 write: [(* (wrap_i32 gid0) 4), (+ (* (wrap_i32 gid0) 4) 3)]");
 }
 
 TEST(RegionAnalysis, MatmulFromDefine) {
@@ -69,10 +69,10 @@ __kernel void matmul(__global const float* a, __global const float* b, __global 
 })",
                             "-DN=32");
   EXPECT_EQ(line(r, "arg 1 read"),
-            "arg 1 read: [(range (* (fits_i32 gid0) 4) (+ (* (fits_i32 gid0) 4) 3968)), "
-            "(+ (range (* (fits_i32 gid0) 4) (+ (* (fits_i32 gid0) 4) 3968)) 3)]");
+            "arg 1 read: [(range (* (wrap_i32 gid0) 4) (+ (* (wrap_i32 gid0) 4) 3968)), "
+            "(+ (range (* (wrap_i32 gid0) 4) (+ (* (wrap_i32 gid0) 4) 3968)) 3)]");
   EXPECT_EQ(line(r, "arg 2 write"),
-            "arg 2 write: [(* (fits_i32 (+ gid0 (* gid1 32))) 4), (+ (* (fits_i32 (+ gid0 (* gid1 32))) 4) 3)]");
+            "arg 2 write: [(* (wrap_i32 (+ gid0 (* gid1 32))) 4), (+ (* (wrap_i32 (+ gid0 (* gid1 32))) 4) 3)]");
 }
 
 TEST(RegionAnalysis, IndirectionIsUnknownWithLine) {
@@ -94,8 +94,8 @@ __kernel void count(__global volatile int* counters, __global const int* key) {
   atomic_add(&counters[8], key[i]);
 })");
   // i % 4 on a size_t: (uint2)i zero-extended, a value in [0, 3].
-  EXPECT_EQ(line(r, "arg 0 read"), "arg 0 read: [32, 35] U [(* (range 0 3) 4), (+ (* (range 0 3) 4) 3)]");
-  EXPECT_EQ(line(r, "arg 0 write"), "arg 0 write: [32, 35] U [(* (range 0 3) 4), (+ (* (range 0 3) 4) 3)]");
+  EXPECT_EQ(line(r, "arg 0 read"), "arg 0 read: [32, 35] U [(* (wrap_u2 gid0) 4), (+ (* (wrap_u2 gid0) 4) 3)]");
+  EXPECT_EQ(line(r, "arg 0 write"), "arg 0 write: [32, 35] U [(* (wrap_u2 gid0) 4), (+ (* (wrap_u2 gid0) 4) 3)]");
 }
 
 TEST(RegionAnalysis, VectorLoadStoreBuiltins) {
@@ -151,8 +151,8 @@ __kernel void k(__global float* out, int w) {
   put(out, at(get_global_id(0), get_global_id(1), w), 2.0f);
 })");
   EXPECT_EQ(line(r, "arg 0 write"),
-            "arg 0 write: [(* (+ (fits_i32 gid0) (fits_i32 (* gid1 (arg 1)))) 4), "
-            "(+ (* (+ (fits_i32 gid0) (fits_i32 (* gid1 (arg 1)))) 4) 3)]");
+            "arg 0 write: [(* (+ (wrap_i32 gid0) (wrap_i32 (* gid1 (arg 1)))) 4), "
+            "(+ (* (+ (wrap_i32 gid0) (wrap_i32 (* gid1 (arg 1)))) 4) 3)]");
 }
 
 // Evaluated: a two-sided guard narrows the ids of a 2D slice.
