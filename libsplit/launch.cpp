@@ -117,11 +117,14 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
 
   // Split decision.
   bool split = spec.uniform && ndev >= 2 &&
-               (p->mode == _cl_program::Mode::Plain || (ks && ks->splittable));
+               (p->mode == _cl_program::Mode::Plain ||
+                (ks && ks->splittable && !ks->uses_global_atomics && !ks->uses_images));
   std::string why_whole = !spec.uniform ? "non-uniform work-groups"
                           : p->mode == _cl_program::Mode::Whole ? "program not partition-ready"
                           : (compiled && !ks) ? "kernel missing from summary"
-                          : (ks && !ks->splittable) ? ks->not_splittable_reason : "";
+                          : (ks && !ks->splittable) ? ks->not_splittable_reason
+                          : (ks && ks->uses_global_atomics) ? "global atomics"
+                          : (ks && ks->uses_images) ? "images" : "";
   unsigned dim = spec.dims - 1;
   bool force_merge = rt.controls.merge_all || !compiled;
   if (split && ks) {
@@ -298,7 +301,9 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
         cl_ulong4 ctx;
         ctx.s[0] = dim;
         ctx.s[1] = r.chunk.first_group;
-        ctx.s[2] = total_groups;
+        // Non-uniform launches (run whole) count the partial last group.
+        ctx.s[2] = spec.uniform ? total_groups
+                                : (spec.global[dim] + spec.local[dim] - 1) / spec.local[dim];
         ctx.s[3] = spec.offset[dim];
         if ((err = real().clSetKernelArg(dk, static_cast<cl_uint>(args.size()), sizeof ctx, &ctx)))
           return err;
