@@ -125,6 +125,7 @@ CompileResult compileProgram(const CompileRequest& request) {
   prepareModule(*fe.module);
   addIRFacts(*fe.module, summary);
   annotateRegions(*fe.module, summary);
+  if (request.inspectModule) request.inspectModule(*fe.module, summary);
 
   result.partitionReady = std::move(fe.partitionReady);
   result.summaryJson = to_json(summary);

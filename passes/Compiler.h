@@ -4,8 +4,13 @@
 
 #include "libsplit/summary.h"
 
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class Module;
+}
 
 namespace libsplit::cc {
 
@@ -20,6 +25,10 @@ struct CompileRequest {
   bool useCache = true;
   std::string cacheDir;               // empty: Cache::defaultDir()
   bool verifyRewrite = true;          // re-parse the partition-ready program
+  // Called on a fresh compile (never on a cache hit) with the prepared,
+  // annotated IR and the finished summary: for tools that print more (e.g.
+  // a --regions option; such options should also turn the cache off).
+  std::function<void(llvm::Module&, const ProgramSummary&)> inspectModule;
 };
 
 struct CompileResult {

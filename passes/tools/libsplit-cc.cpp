@@ -42,6 +42,8 @@ struct Settings {
   // compile (e.g. a --regions row pushes one). Any of them replaces the
   // default readable summary.
   std::vector<std::function<void(const cc::CompileResult&)>> reports;
+  // Passed on as CompileRequest::inspectModule (sees the IR of a fresh compile).
+  std::function<void(llvm::Module&, const ProgramSummary&)> inspectModule;
 };
 
 struct Option {
@@ -280,6 +282,7 @@ int main(int argc, char** argv) {
   req.useCache = s.useCache;
   req.cacheDir = s.cacheDir;
   req.verifyRewrite = s.verify;
+  req.inspectModule = s.inspectModule;
   cc::CompileResult r = cc::compileProgram(req);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                   .count();
