@@ -5,6 +5,24 @@
 // arguments and NDRange variables (libsplit::AccessRegion), or unknown with
 // the reason and place. Always a sound over-approximation: whatever the
 // analysis cannot bound precisely is unknown (= whole buffer at run time).
+//
+// How: every load/store/atomic/vloadN/vstoreN/memcpy reached from the
+// argument through GEPs, casts, phis and selects is one part; its address is
+// ScalarEvolution's SCEV minus the argument base, translated by ScevToExpr
+// (NDRange builtins -> gid0/lsz1/..., integer arguments -> (arg N), loops ->
+// (range ..) over the trip count or the latch bound, narrow arithmetic ->
+// wrap_/fits_ so that int64 evaluation agrees with the kernel's). Guards come
+// from the dominating branch edges whose condition is `id + c pred uniform`
+// (also InstCombine's mask form). Any other use of the pointer (stored,
+// passed to a function that is not inlined, converted to an integer) makes
+// both directions unknown. Kernels are prepared first (RegionAnnotator.h:
+// inlining, mem2reg, loop rotation, work-item queries hoisted out of loops).
+//
+// Still unknown: indices or loop bounds loaded from memory (indirection),
+// loop-carried values that are not affine inductions (p = next[p], i *= 2),
+// pointers selected between two buffers, pointers escaping to calls.
+// Soundness is checked against actual accesses by tests/analysis
+// (TraceOracleTest, region_tool --trace).
 #pragma once
 
 #include "libsplit/region.h"
