@@ -45,6 +45,7 @@ EnvChanges native_env(const std::string& devices) {
           {"LIBSPLIT_TRACE", std::nullopt},
           {"LIBSPLIT_CACHE_DIR", std::nullopt},
           {"LIBSPLIT_WHOLE", std::nullopt},
+          {"LIBSPLIT_SCHEDULER", std::nullopt},
           {"LIBSPLIT_DISABLE", std::nullopt}};
 }
 
@@ -178,15 +179,18 @@ struct ShimCase {
   std::string devices;  // POCL_DEVICES under the shim
   std::string label;    // test-name suffix
   bool force_split = false;  // LIBSPLIT_WHOLE=0: the scheduler may not run launches whole
+  std::string scheduler;     // LIBSPLIT_SCHEDULER, empty: the default
 };
 
 void PrintTo(const ShimCase& c, std::ostream* os) {
-  *os << c.app << " on \"" << c.devices << "\"" << (c.force_split ? " (LIBSPLIT_WHOLE=0)" : "");
+  *os << c.app << " on \"" << c.devices << "\"" << (c.force_split ? " LIBSPLIT_WHOLE=0" : "")
+      << (c.scheduler.empty() ? "" : " LIBSPLIT_SCHEDULER=" + c.scheduler);
 }
 
 EnvChanges shim_env(const ShimCase& c, const std::string& cache_dir) {
   EnvChanges env = native_env(c.devices);
   if (c.force_split) env["LIBSPLIT_WHOLE"] = "0";
+  if (!c.scheduler.empty()) env["LIBSPLIT_SCHEDULER"] = c.scheduler;
   env["LD_PRELOAD"] = std::string(LIBSPLIT_SHIM_PATH);
   env["LIBSPLIT_CACHE_DIR"] = cache_dir;
 #ifdef LIBSPLIT_CC_PATH
@@ -250,11 +254,15 @@ TEST_P(ShimTest, OutputMatchesNative) {
 std::vector<ShimCase> shim_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names()) {
-    cases.push_back({app, "pthread", "1dev"});
-    cases.push_back({app, "pthread basic", "2dev"});
-    cases.push_back({app, "pthread pthread basic basic", "4dev"});
+    cases.push_back({app, "pthread", "1dev", false, ""});
+    cases.push_back({app, "pthread basic", "2dev", false, ""});
+    cases.push_back({app, "pthread pthread basic basic", "4dev", false, ""});
     // Every launch split, so that every kernel goes through the split path.
-    cases.push_back({app, "pthread basic", "2dev_forced", true});
+    cases.push_back({app, "pthread basic", "2dev_forced", true, ""});
+    // Chunk schedulers: many small slices whose devices change from launch
+    // to launch, so buffer regions keep moving between devices.
+    cases.push_back({app, "pthread pthread basic basic", "4dev_dynamic", true, "dynamic"});
+    cases.push_back({app, "pthread basic", "2dev_hguided", true, "hguided"});
   }
   return cases;
 }
@@ -321,7 +329,7 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
 std::vector<ShimCase> split_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names())
-    if (!kNotSplit.count(app)) cases.push_back({app, "pthread basic", "2dev", true});
+    if (!kNotSplit.count(app)) cases.push_back({app, "pthread basic", "2dev", true, ""});
   return cases;
 }
 

@@ -111,6 +111,19 @@ int main(int argc, char** argv) {
   app_dump("sub1", result, half);
   CHECK(clEnqueueReadBuffer(q, bb, CL_TRUE, 0, sizeof result, result, 0, NULL, NULL));
   app_dump("parent", result, sizeof result);
+  {
+    cl_mem assoc = NULL;
+    size_t offset = 0, size = 0;
+    void* host_ptr = NULL;
+    CHECK(clGetMemObjectInfo(sub1, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof assoc, &assoc, NULL));
+    CHECK(clGetMemObjectInfo(sub1, CL_MEM_OFFSET, sizeof offset, &offset, NULL));
+    CHECK(clGetMemObjectInfo(sub1, CL_MEM_SIZE, sizeof size, &size, NULL));
+    CHECK(clGetMemObjectInfo(ba, CL_MEM_HOST_PTR, sizeof host_ptr, &host_ptr, NULL));
+    app_print("sub1_parent_is_bb", assoc == bb);
+    app_print("sub1_offset", (long long)offset);
+    app_print("sub1_size", (long long)size);
+    app_print("ba_host_ptr_is_host_a", host_ptr == (void*)host_a);
+  }
 
   /* Rect writes, 2D kernel, rect read, rect copy, plain copy. */
   for (i = 0; i < MW * MH; ++i) matrix[i] = i;

@@ -108,8 +108,28 @@ int main(int argc, char** argv) {
   CHECK(clEnqueueReadBuffer(q, bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
   app_dump("chained", out, sizeof out);
 
-  clReleaseMemObject(ba);
-  clReleaseMemObject(bb);
+  /* 6. In-order queue: a non-blocking read enqueued BEFORE a launch that
+   *    overwrites the buffer must return the data from before the launch;
+   *    a non-blocking write enqueued after the launch must not be seen by
+   *    it. The input buffers are released right after the last enqueue
+   *    (OpenCL keeps them alive until the commands finish). */
+  {
+    static cl_int before[N], after[N];
+    for (i = 0; i < N; ++i) host[i] = (cl_int)(app_rand() % 10u);
+    CHECK(clEnqueueReadBuffer(q, bout, CL_FALSE, 0, sizeof before, before, 0, NULL, NULL));
+    CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    CHECK(clEnqueueWriteBuffer(q, bb, CL_FALSE, 0, sizeof host, host, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q, bout, CL_FALSE, 0, sizeof after, after, 0, NULL, NULL));
+    CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
+    clReleaseMemObject(ba);
+    clReleaseMemObject(bb);
+    CHECK(clEnqueueReadBuffer(q, bout, CL_FALSE, 0, sizeof out, out, 0, NULL, NULL));
+    CHECK(clFinish(q));
+    app_dump("read_before_launch", before, sizeof before);
+    app_dump("read_between_launches", after, sizeof after);
+    app_dump("after_released_inputs", out, sizeof out);
+  }
+
   clReleaseMemObject(bout);
   clReleaseKernel(k);
   clReleaseProgram(prog);
