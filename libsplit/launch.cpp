@@ -18,6 +18,8 @@
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <chrono>
+#include <thread>
 
 namespace libsplit {
 
@@ -70,6 +72,232 @@ std::string ms(double s) {
   char b[32];
   snprintf(b, sizeof b, "%.3f", s * 1e3);
   return b;
+}
+
+
+cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned d) {
+  cl_int err = CL_SUCCESS;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    const ArgValue& a = args[i];
+    switch (a.kind) {
+      case ArgValue::Kind::Mem: {
+        cl_mem m = a.mem ? device_arg(a.mem, d, &err) : nullptr;
+        if (a.mem && !m) return err;
+        err = real().clSetKernelArg(dk, i, sizeof(cl_mem), &m);
+        break;
+      }
+      case ArgValue::Kind::Local: err = real().clSetKernelArg(dk, i, a.local_size, nullptr); break;
+      case ArgValue::Kind::Bytes: err = real().clSetKernelArg(dk, i, a.bytes.size(), a.bytes.data()); break;
+      case ArgValue::Kind::Unset: err = CL_INVALID_KERNEL_ARGS; break;
+    }
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
+cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const LaunchSpec& spec, unsigned dim,
+                    const sched::Chunk& c, bool with_ctx, uint64_t total_groups, size_t nargs,
+                    cl_event* event) {
+  size_t off[3], glob[3], loc[3];
+  for (unsigned i = 0; i < spec.dims; ++i) off[i] = spec.offset[i], glob[i] = spec.global[i], loc[i] = spec.local[i];
+  if (spec.uniform) {
+    off[dim] = spec.offset[dim] + c.first_group * spec.local[dim];
+    glob[dim] = c.group_count * spec.local[dim];
+  }
+  if (with_ctx) {
+    cl_ulong4 ctx;
+    ctx.s[0] = dim;
+    ctx.s[1] = c.first_group;
+    // Non-uniform launches (run whole) count the partial last group.
+    ctx.s[2] = spec.uniform ? total_groups
+                            : (spec.global[dim] + spec.local[dim] - 1) / spec.local[dim];
+    ctx.s[3] = spec.offset[dim];
+    if (cl_int err = real().clSetKernelArg(dk, static_cast<cl_uint>(nargs), sizeof ctx, &ctx)) return err;
+  }
+  return real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, loc, 0, nullptr, event);
+}
+
+bool chunk_scheduler(std::string_view name) {
+  return name == "dynamic" || name == "hguided" || name == "autotune";
+}
+
+// Chunk schedulers (dynamic, hguided, autotune) hand out packages as devices
+// become idle: one host thread per device asks for its next chunk, brings
+// the chunk's regions, runs it, and records what it wrote. Only used when
+// every written region is known and the slices' writes do not overlap, so
+// no merge can be needed; the written bytes are marked at the end.
+cl_int execute_dynamic(Runtime& rt, cl_kernel k, const LaunchSpec& spec,
+                       const std::vector<ArgValue>& args, const NDRange& nd, unsigned dim,
+                       uint64_t total_groups, const std::vector<std::optional<int64_t>>& scalars,
+                       const std::vector<BufferArg>& buffers, sched::LaunchPlan& plan,
+                       const sched::LaunchKey& key, uint64_t launch_id) {
+  const unsigned ndev = static_cast<unsigned>(rt.devices.size());
+  struct DeviceWork {
+    cl_kernel kernel = nullptr;
+    std::vector<ChunkRun> runs;
+    std::vector<double> transfer;  // per run
+    TransferStats moved;
+    std::map<BufferStore*, IntervalSet> wrote;
+    std::map<BufferStore*, bool> wrote_unknown;
+  };
+  std::vector<DeviceWork> work(ndev);
+  for (unsigned d = 0; d < ndev; ++d) {
+    cl_int err = CL_SUCCESS;
+    work[d].kernel = device_kernel(k, d, &err);
+    if (!work[d].kernel) return err;
+    if ((err = set_device_args(work[d].kernel, args, d))) return err;
+  }
+  // One host thread drives every device (PoCL is not safe with kernels
+  // enqueued from several threads at once): hand a chunk to each idle
+  // device, then poll for the first to finish.
+  struct Busy {
+    ChunkRun run;
+    double transfer = 0;
+    cl_ulong host_start = 0;
+  };
+  std::vector<std::optional<Busy>> busy(ndev);
+  std::vector<bool> done(ndev, false);
+  auto start_chunk = [&](unsigned d, const sched::Chunk& c) -> cl_int {
+    DeviceWork& w = work[d];
+    cl_command_queue dq = rt.devices[d].queue;
+    Slice slice{dim, c.first_group, c.group_count};
+    EvalEnv env = slice_env(nd, slice, scalars);
+    std::map<BufferStore*, IntervalSet> needed;
+    for (const BufferArg& b : buffers) {
+      BufferStore* st = b.mem->store.get();
+      Range whole = root_range(b.mem, 0, b.mem->size);
+      auto add = [&](const std::optional<std::vector<ByteRange>>& rs, IntervalSet& into) {
+        if (!rs) return false;
+        for (auto& br : *rs) into.add({whole.begin + br.begin, whole.begin + br.end});
+        return true;
+      };
+      if (b.reads && !add(evaluate_region(b.summary->read_region, env, b.mem->size), needed[st]))
+        needed[st].add(whole);
+      if (b.writes) {
+        IntervalSet written;
+        if (add(evaluate_region(b.summary->write_region, env, b.mem->size), written)) {
+          for (const Range& r : written.ranges()) needed[st].add(r), w.wrote[st].add(r);
+        } else {
+          needed[st].add(whole);
+          w.wrote_unknown[st] = true;
+        }
+      }
+    }
+    cl_ulong t0 = now_ns();
+    for (auto& [st, set] : needed)
+      for (const Range& r : set.ranges()) {
+        if (cl_int err = stage_for_device(*st, d, r, &w.moved)) return err;
+        if (cl_int err = ensure_device(*st, d, r, &w.moved)) return err;
+      }
+    Busy b;
+    b.run.chunk = c;
+    b.host_start = now_ns();
+    b.transfer = (b.host_start - t0) * 1e-9;
+    if (cl_int err = launch_chunk(dq, w.kernel, spec, dim, c, true, total_groups, args.size(), &b.run.event))
+      return err;
+    real().clFlush(dq);
+    busy[d] = b;
+    return CL_SUCCESS;
+  };
+  cl_int failure = CL_SUCCESS;
+  for (;;) {
+    for (unsigned d = 0; d < ndev && !failure; ++d) {
+      while (!busy[d] && !done[d]) {
+        auto c = plan.next(d);
+        if (!c) {
+          done[d] = true;
+        } else if (c->group_count) {
+          c->device = d;
+          failure = start_chunk(d, *c);
+          break;
+        }
+      }
+    }
+    bool any_busy = false;
+    for (auto& b : busy) any_busy |= b.has_value();
+    if (!any_busy) break;
+    // Wait for the first busy device to finish (short polls).
+    for (bool finished = false; !finished;) {
+      for (unsigned d = 0; d < ndev; ++d) {
+        if (!busy[d]) continue;
+        cl_int st = CL_QUEUED;
+        real().clGetEventInfo(busy[d]->run.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+        if (st > CL_COMPLETE) continue;
+        finished = true;
+        ChunkRun run = busy[d]->run;
+        if (st < 0 && !failure) failure = st;
+        real().clGetEventProfilingInfo(run.event, CL_PROFILING_COMMAND_START, sizeof run.start, &run.start, nullptr);
+        real().clGetEventProfilingInfo(run.event, CL_PROFILING_COMMAND_END, sizeof run.end, &run.end, nullptr);
+        real().clReleaseEvent(run.event);
+        run.event = nullptr;
+        run.seconds = run.end > run.start ? (run.end - run.start) * 1e-9 : 0;
+        cl_ulong t2 = now_ns();
+        rt.tracer->span(k->name, "kernel", d, t2 - (run.end - run.start), t2);
+        work[d].runs.push_back(run);
+        work[d].transfer.push_back(busy[d]->transfer);
+        busy[d].reset();
+        if (failure) done[d] = true;
+      }
+      if (!finished) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+    if (failure) {
+      for (unsigned d = 0; d < ndev; ++d) done[d] = true;
+    }
+  }
+  if (failure) return failure;
+
+  // Written bytes: a device whose region could not be evaluated owns its
+  // whole buffer first, then the known ranges of the others take theirs.
+  for (unsigned d = 0; d < ndev; ++d)
+    for (auto& [st, unknown] : work[d].wrote_unknown) {
+      if (!unknown) continue;
+      uint64_t lo = ~uint64_t(0), hi = 0;
+      for (const BufferArg& b : buffers)
+        if (b.mem->store.get() == st) {
+          Range whole = root_range(b.mem, 0, b.mem->size);
+          lo = std::min(lo, whole.begin), hi = std::max(hi, whole.end);
+        }
+      wrote_device(*st, d, {lo, hi});
+    }
+  for (unsigned d = 0; d < ndev; ++d)
+    for (auto& [st, set] : work[d].wrote)
+      for (const Range& r : set.ranges()) wrote_device(*st, d, r);
+
+  std::vector<sched::ChunkTiming> timings;
+  std::ostringstream line;
+  unsigned used = 0;
+  for (unsigned d = 0; d < ndev; ++d) used += !work[d].runs.empty();
+  line << "launch " << launch_id << " " << k->name << " dim " << dim << " groups " << total_groups
+       << " split over " << used << " devices (dynamic)";
+  for (unsigned d = 0; d < ndev; ++d) {
+    DeviceWork& w = work[d];
+    if (w.runs.empty()) continue;
+    double kern = 0, xfer = 0;
+    uint64_t groups = 0;
+    for (size_t i = 0; i < w.runs.size(); ++i) {
+      ChunkRun& r = w.runs[i];
+      kern += r.seconds, xfer += w.transfer[i], groups += r.chunk.group_count;
+      timings.push_back({r.chunk, r.seconds, w.transfer[i]});
+      SubKernelRow row;
+      row.launch = launch_id;
+      row.kernel = k->name;
+      row.device = d;
+      row.split_dim = dim;
+      row.first_group = r.chunk.first_group;
+      row.groups = r.chunk.group_count;
+      row.total_groups = total_groups;
+      row.ms_kernel = r.seconds * 1e3;
+      row.ms_transfer = w.transfer[i] * 1e3;
+      row.granularity = static_cast<double>(r.chunk.group_count) / static_cast<double>(total_groups);
+      row.predicted_ms = plan.predicted_seconds(d) * 1e3;
+      rt.tracer->row(row);
+    }
+    line << " | dev" << d << " " << groups << " groups in " << w.runs.size() << " chunks " << ms(kern)
+         << " ms +" << ms(xfer) << " ms xfer " << w.moved.bytes_to_device << " B in";
+  }
+  rt.scheduler->report(key, timings);
+  log_line(1, line.str());
+  return CL_SUCCESS;
 }
 
 cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
@@ -127,8 +355,10 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
                           : (ks && ks->uses_images) ? "images" : "";
   unsigned dim = spec.dims - 1;
   bool force_merge = rt.controls.merge_all || !compiled;
+  bool merge_predicted = true;
   if (split && ks) {
     SplitChoice choice = choose_split_dim(*ks, scalars, nd, sizes, ndev);
+    merge_predicted = choice.needs_merge;
     if (!choice.splittable) {
       split = false;
       why_whole = choice.reason;
@@ -155,6 +385,13 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   std::unique_ptr<sched::LaunchPlan> plan;
   if (split) {
     plan = rt.scheduler->plan(key, total_groups);
+    bool regions_known = ks != nullptr;
+    for (const BufferArg& b : buffers)
+      regions_known &= b.summary && (!b.writes || b.summary->write_region.known) && !b.summary->atomics;
+    if (regions_known && !merge_predicted && !rt.controls.merge_all && !plan->whole_device() &&
+        chunk_scheduler(rt.scheduler->name()))
+      return execute_dynamic(rt, k, spec, args, nd, dim, total_groups, scalars, buffers, *plan, key,
+                             launch_id);
     // Drain the plan up front (round-robin over devices) so the write
     // overlap of the actual chunks is known before anything runs.
     std::vector<bool> done(ndev, false);
@@ -275,43 +512,10 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_end[d]);
     cl_kernel dk = device_kernel(k, d, &err);
     if (!dk) return err;
-    for (unsigned i = 0; i < args.size(); ++i) {
-      const ArgValue& a = args[i];
-      switch (a.kind) {
-        case ArgValue::Kind::Mem: {
-          cl_mem m = a.mem ? device_arg(a.mem, d, &err) : nullptr;
-          if (a.mem && !m) return err;
-          err = real().clSetKernelArg(dk, i, sizeof(cl_mem), &m);
-          break;
-        }
-        case ArgValue::Kind::Local: err = real().clSetKernelArg(dk, i, a.local_size, nullptr); break;
-        case ArgValue::Kind::Bytes: err = real().clSetKernelArg(dk, i, a.bytes.size(), a.bytes.data()); break;
-        case ArgValue::Kind::Unset: err = CL_INVALID_KERNEL_ARGS; break;
-      }
-      if (err != CL_SUCCESS) return err;
-    }
-    for (ChunkRun& r : runs[d]) {
-      size_t off[3], glob[3], loc[3];
-      for (unsigned i = 0; i < spec.dims; ++i) off[i] = spec.offset[i], glob[i] = spec.global[i], loc[i] = spec.local[i];
-      if (spec.uniform) {
-        off[dim] = spec.offset[dim] + r.chunk.first_group * spec.local[dim];
-        glob[dim] = r.chunk.group_count * spec.local[dim];
-      }
-      if (compiled) {
-        cl_ulong4 ctx;
-        ctx.s[0] = dim;
-        ctx.s[1] = r.chunk.first_group;
-        // Non-uniform launches (run whole) count the partial last group.
-        ctx.s[2] = spec.uniform ? total_groups
-                                : (spec.global[dim] + spec.local[dim] - 1) / spec.local[dim];
-        ctx.s[3] = spec.offset[dim];
-        if ((err = real().clSetKernelArg(dk, static_cast<cl_uint>(args.size()), sizeof ctx, &ctx)))
-          return err;
-      }
-      err = real().clEnqueueNDRangeKernel(rt.devices[d].queue, dk, spec.dims, off, glob,
-                                          loc, 0, nullptr, &r.event);
-      if (err != CL_SUCCESS) return err;
-    }
+    if ((err = set_device_args(dk, args, d))) return err;
+    for (ChunkRun& r : runs[d])
+      if ((err = launch_chunk(dq, dk, spec, dim, r.chunk, compiled, total_groups, args.size(), &r.event)))
+        return err;
     real().clFlush(rt.devices[d].queue);
   }
   cl_int status = CL_SUCCESS;

@@ -132,6 +132,22 @@ TEST(Preload, CompiledGroupQueriesSplit) {
   EXPECT_NE(r.err.find("launch 1 groups dim 0 groups 32 split over 2 devices"), std::string::npos) << r.err;
 }
 
+TEST(Preload, ChunkSchedulersRunDynamicallyAndMatchNative) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  for (const char* scheduler : {"dynamic", "hguided"}) {
+    for (const char* scenario : {"vecadd", "iterative", "rw"}) {
+      auto native = run_child({RT_APP, scenario}, base_env(kFourDevices));
+      ASSERT_EQ(native.exit_code, 0) << native.err;
+      Env env = shim_env(kFourDevices, true);
+      env["LIBSPLIT_SCHEDULER"] = scheduler;
+      auto r = run_child({RT_APP, scenario}, env);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(native.out, r.out) << scheduler << " " << scenario << "\n" << r.err;
+      EXPECT_NE(r.err.find("(dynamic)"), std::string::npos) << r.err;
+    }
+  }
+}
+
 TEST(Preload, GroupQueriesRunWholeWithoutTheCompiler) {
   auto r = run_child({RT_APP, "groups"}, shim_env(kTwoDevices, false));
   ASSERT_EQ(r.exit_code, 0) << r.err;
