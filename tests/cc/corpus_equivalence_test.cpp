@@ -110,8 +110,15 @@ std::string testName(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, PartitionReady,
-                         ::testing::ValuesIn(list_kernel_files(LIBSPLIT_CORPUS_DIR)), testName);
+// The shared corpus plus tests/cc/kernels: rewrite corner cases in the same
+// format, kept apart because other corpus users need not handle them.
+std::vector<std::string> kernelFiles() {
+  std::vector<std::string> files = list_kernel_files(LIBSPLIT_CORPUS_DIR);
+  for (auto& f : list_kernel_files(LIBSPLIT_CC_KERNELS_DIR)) files.push_back(f);
+  return files;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, PartitionReady, ::testing::ValuesIn(kernelFiles()), testName);
 
 TEST(PartitionReadyEnv, HasTwoDevices) {
   // The random cuts above spread slices over devices only when there are
