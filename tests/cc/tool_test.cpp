@@ -180,6 +180,15 @@ TEST_F(Tool, ChangedHeadersInvalidateTheCacheEntry) {
   EXPECT_EQ(run(args).exitCode, 1) << "a header now broken must not be served from the cache";
 }
 
+TEST_F(Tool, AnUnwritableCacheIsNotAnError) {
+  writeFile(dir + "/not-a-dir", "x");
+  ToolRun r = run("--verbose --time --cache-dir '" + dir + "/not-a-dir/cache' --print-source '" +
+                  input + "' -- -DFACTOR=2.0f");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("__libsplit_ctx"), std::string::npos);
+  EXPECT_NE(r.err.find("cache not written"), std::string::npos) << r.err;
+}
+
 TEST_F(Tool, CachedSourceNamesTheCurrentFile) {
   std::string copy = dir + "/renamed.cl";
   writeFile(copy, kProgram);
