@@ -111,6 +111,13 @@ int main(int argc, char** argv) {
   app_dump("sub1", result, half);
   CHECK(clEnqueueReadBuffer(q, bb, CL_TRUE, 0, sizeof result, result, 0, NULL, NULL));
   app_dump("parent", result, sizeof result);
+  /* A launch over the whole parent, then reads through each sub-buffer. */
+  set_twice(twice, bb, 1.0f);
+  CHECK(clEnqueueNDRangeKernel(q, twice, 1, NULL, &global, &local, 0, NULL, NULL));
+  CHECK(clEnqueueReadBuffer(q, sub0, CL_TRUE, 0, half, result, 0, NULL, NULL));
+  app_dump("sub0_after_parent_launch", result, half);
+  CHECK(clEnqueueReadBuffer(q, sub1, CL_TRUE, 64, half - 128, result, 0, NULL, NULL));
+  app_dump("sub1_after_parent_launch", result, half - 128);
   {
     cl_mem assoc = NULL;
     size_t offset = 0, size = 0;

@@ -86,6 +86,16 @@ int main(int argc, char** argv) {
   CHECK(clEnqueueReadBuffer(q, bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
   app_dump("mark_again", out, sizeof out);
 
+  /* A fill over part of what the launches wrote, then a launch next to it. */
+  CHECK(clEnqueueFillBuffer(q, bout, &pattern, sizeof pattern, 3000 * sizeof(cl_int),
+                            1500 * sizeof(cl_int), 0, NULL, NULL));
+  offset = 4608;
+  global = 1024;
+  local = 64;
+  CHECK(clEnqueueNDRangeKernel(q, mark, 1, &offset, &global, &local, 0, NULL, NULL));
+  CHECK(clEnqueueReadBuffer(q, bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+  app_dump("filled_and_marked", out, sizeof out);
+
   CHECK(clEnqueueFillBuffer(q, bgrid, &pattern, sizeof pattern, 0, sizeof grid, 0, NULL, NULL));
   CHECK(clSetKernelArg(mark2d, 0, sizeof bgrid, &bgrid));
   CHECK(clSetKernelArg(mark2d, 1, sizeof pitch, &pitch));
