@@ -143,6 +143,49 @@ class KernelAnalyzer {
         reg.parts.push_back(*part);
       }
     }
+    if (out.read.known) compact(out.read.parts);
+    if (out.write.known) compact(out.write.parts);
+  }
+
+  // Parts with the same guards and addresses base + c (c constant: a[i],
+  // a[i+1], unrolled loops) become one [base + min c, base + max c'] part;
+  // more than kMaxParts parts are folded pairwise with min/max. Both only
+  // widen, and keep the run-time evaluation short.
+  static void compact(std::vector<GuardedRange>& parts) {
+    constexpr size_t kMaxParts = 12;
+    auto split = [](const ExprPtr& e) -> std::pair<ExprPtr, int64_t> {
+      if (e->kind == Expr::Kind::Add && e->rhs->kind == Expr::Kind::Const) return {e->lhs, e->rhs->value};
+      return {e, 0};
+    };
+    std::vector<GuardedRange> out;
+    std::vector<std::string> keys;
+    std::vector<std::pair<int64_t, int64_t>> span;  // min lo offset, max hi offset
+    for (const GuardedRange& p : parts) {
+      auto [loBase, loC] = split(p.lo);
+      auto [hiBase, hiC] = split(p.hi);
+      std::string key = print_region(AccessRegion{true, {}, {GuardedRange{p.guards, loBase, loBase}}});
+      size_t i = 0;
+      while (i < out.size() && keys[i] != key) ++i;
+      if (i == out.size() || !same_expr(*loBase, *hiBase) || !same_expr(*split(out[i].lo).first, *loBase)) {
+        out.push_back(p);
+        keys.push_back(same_expr(*loBase, *hiBase) ? key : std::string());
+        span.emplace_back(loC, hiC);
+        continue;
+      }
+      span[i].first = std::min(span[i].first, loC);
+      span[i].second = std::max(span[i].second, hiC);
+      out[i].lo = make_add(loBase, Expr::constant(span[i].first));
+      out[i].hi = make_add(loBase, Expr::constant(span[i].second));
+    }
+    while (out.size() > kMaxParts) {
+      // Fold the last two; their guards hold only if either part's did, so
+      // the merged part keeps no guard.
+      GuardedRange b = out.back();
+      out.pop_back();
+      GuardedRange& a = out.back();
+      a = GuardedRange{{}, make_min(a.lo, b.lo), make_max(a.hi, b.hi)};
+    }
+    parts = std::move(out);
   }
 
   void collectAccesses(Argument& A, std::vector<Access>& out, std::string& escape) {
@@ -286,13 +329,13 @@ class KernelAnalyzer {
     GuardedRange part;
     part.lo = lo;
     part.hi = make_add(lo, Expr::constant(int64_t(Acc.Size - 1)));
-    collectGuards(Acc.I->getParent(), T, part.guards);
+    collectGuards(Acc.I->getParent(), part.guards);
     return part;
   }
 
   // Uniform conditions ±id <= expr on every path to BB (dominating branch
   // edges). Anything else is taken as true (no guard), which is sound.
-  void collectGuards(BasicBlock* BB, ScevToExpr& T, std::vector<Guard>& guards) {
+  void collectGuards(BasicBlock* BB, std::vector<Guard>& guards) {
     DomTreeNode* N = DT.getNode(BB);
     if (!N) return;
     for (DomTreeNode* D = N->getIDom(); D && guards.size() < 8; D = D->getIDom()) {
@@ -300,30 +343,30 @@ class KernelAnalyzer {
       if (!Br || !Br->isConditional() || Br->getSuccessor(0) == Br->getSuccessor(1)) continue;
       for (unsigned s = 0; s < 2; ++s)
         if (DT.dominates(BasicBlockEdge(D->getBlock(), Br->getSuccessor(s)), BB))
-          conditionGuards(Br->getCondition(), s == 0, T, guards, 0);
+          conditionGuards(Br->getCondition(), s == 0, guards, 0);
     }
   }
 
-  void conditionGuards(Value* Cond, bool holds, ScevToExpr& T, std::vector<Guard>& guards, int depth) {
+  void conditionGuards(Value* Cond, bool holds, std::vector<Guard>& guards, int depth) {
     if (depth > 4) return;
     if (auto* B = dyn_cast<BinaryOperator>(Cond)) {
       // (a && b) true: both true; (a || b) false: both false.
       if ((B->getOpcode() == Instruction::And && holds) || (B->getOpcode() == Instruction::Or && !holds)) {
-        conditionGuards(B->getOperand(0), holds, T, guards, depth + 1);
-        conditionGuards(B->getOperand(1), holds, T, guards, depth + 1);
+        conditionGuards(B->getOperand(0), holds, guards, depth + 1);
+        conditionGuards(B->getOperand(1), holds, guards, depth + 1);
       }
       return;
     }
     if (auto* Sel = dyn_cast<SelectInst>(Cond)) {  // logical and/or after simplifycfg
       auto* C = dyn_cast<ConstantInt>(Sel->getFalseValue());
       if (holds && C && C->isZero()) {  // select a, b, false == a && b
-        conditionGuards(Sel->getCondition(), true, T, guards, depth + 1);
-        conditionGuards(Sel->getTrueValue(), true, T, guards, depth + 1);
+        conditionGuards(Sel->getCondition(), true, guards, depth + 1);
+        conditionGuards(Sel->getTrueValue(), true, guards, depth + 1);
       }
       auto* C1 = dyn_cast<ConstantInt>(Sel->getTrueValue());
       if (!holds && C1 && C1->isOne()) {  // select a, true, b == a || b
-        conditionGuards(Sel->getCondition(), false, T, guards, depth + 1);
-        conditionGuards(Sel->getFalseValue(), false, T, guards, depth + 1);
+        conditionGuards(Sel->getCondition(), false, guards, depth + 1);
+        conditionGuards(Sel->getFalseValue(), false, guards, depth + 1);
       }
       return;
     }
@@ -334,7 +377,7 @@ class KernelAnalyzer {
     if (Pred == CmpInst::ICMP_EQ && maskGuard(Cmp, Scope, guards)) return;
     const SCEV* L = SE.getSCEVAtScope(Cmp->getOperand(0), Scope);
     const SCEV* R = SE.getSCEVAtScope(Cmp->getOperand(1), Scope);
-    if (!tryGuard(Pred, L, R, T, guards)) tryGuard(CmpInst::getSwappedPredicate(Pred), R, L, T, guards);
+    if (!tryGuard(Pred, L, R, guards)) tryGuard(CmpInst::getSwappedPredicate(Pred), R, L, guards);
   }
 
   // InstCombine turns `(uint)id < 16` into `(id & 0xFFFFFFF0) == 0`: a mask
@@ -363,8 +406,7 @@ class KernelAnalyzer {
   }
 
   // L pred R with L = id + c (c constant) and R uniform.
-  bool tryGuard(CmpInst::Predicate Pred, const SCEV* L, const SCEV* R, ScevToExpr& T,
-                std::vector<Guard>& guards) {
+  bool tryGuard(CmpInst::Predicate Pred, const SCEV* L, const SCEV* R, std::vector<Guard>& guards) {
     if (Pred == CmpInst::ICMP_NE) return false;
     // Translate with a scratch translator so failures do not leak reasons.
     ScevToExpr Scratch(SE, LI, F);
@@ -408,7 +450,6 @@ class KernelAnalyzer {
       case CmpInst::ICMP_EQ: g.lo = g.hi = bound; break;
       default: return false;
     }
-    (void)T;
     guards.push_back(g);
     return true;
   }

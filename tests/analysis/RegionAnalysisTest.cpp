@@ -292,3 +292,31 @@ __kernel void tail(__global float* a, uint n) {
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
 }
+
+// Neighbouring constant offsets share one part; many parts are folded.
+TEST(RegionAnalysis, PartsAreCompacted) {
+  std::string r = regionsOf(R"(
+__kernel void sum3(__global const float* in, __global float* out) {
+  size_t i = get_global_id(0);
+  out[i] = in[i] + in[i + 1] + in[i + 2];
+})");
+  EXPECT_EQ(line(r, "arg 0 read"), "arg 0 read: [(* gid0 4), (+ (* gid0 4) 11)]");
+
+  std::string src = "__kernel void many(__global const int* in, __global int* out) {\n"
+                    "  size_t i = get_global_id(0);\n  int s = 0;\n";
+  for (int k = 2; k <= 17; ++k) src += "  s += in[i * " + std::to_string(k) + "];\n";
+  src += "  out[i] = s;\n}\n";
+  KernelSummary k = annotated(src, 2);
+  const AccessRegion& rd = k.args[0].read_region;
+  ASSERT_TRUE(rd.known) << rd.unknown_reason;
+  EXPECT_LE(rd.parts.size(), 12u);
+  NDRange nd = range1(64, 8);
+  auto got = evaluate_region(rd, slice_env(nd, Slice{0, 2, 1}, {}), 1 << 20);
+  ASSERT_TRUE(got);
+  for (uint64_t gid = 16; gid < 24; ++gid)
+    for (uint64_t m = 2; m <= 17; ++m) {
+      bool in = false;
+      for (auto& b : *got) in |= b.begin <= gid * m * 4 && gid * m * 4 + 4 <= b.end;
+      EXPECT_TRUE(in) << "in[" << gid << " * " << m << "]";
+    }
+}
