@@ -180,10 +180,12 @@ struct ShimCase {
   std::string label;    // test-name suffix
   bool force_split = false;  // LIBSPLIT_WHOLE=0: the scheduler may not run launches whole
   std::string scheduler;     // LIBSPLIT_SCHEDULER, empty: the default
+  bool warm_cache = false;   // run twice with one LIBSPLIT_CACHE_DIR, check both runs
 };
 
 void PrintTo(const ShimCase& c, std::ostream* os) {
   *os << c.app << " on \"" << c.devices << "\"" << (c.force_split ? " LIBSPLIT_WHOLE=0" : "")
+      << (c.warm_cache ? " (run twice, shared cache)" : "")
       << (c.scheduler.empty() ? "" : " LIBSPLIT_SCHEDULER=" + c.scheduler);
 }
 
@@ -241,28 +243,32 @@ TEST_P(ShimTest, OutputMatchesNative) {
   AppRun native = run_app(c.app, native_env("pthread"), dir, "native");
   ASSERT_EQ(native.process.exit_code, 0) << describe(native);
   std::filesystem::create_directories(dir.path() + "/cache");
-  AppRun shim = run_app(c.app, shim_env(c, dir.path() + "/cache"), dir, "shim");
-  ASSERT_EQ(shim.process.exit_code, native.process.exit_code)
-      << "under the shim with POCL_DEVICES=\"" << c.devices << "\": " << describe(shim);
-  EXPECT_TRUE(native.output == shim.output)
-      << "POCL_DEVICES=\"" << c.devices << "\": " << first_difference(native.output, shim.output)
-      << "\n--- shim stderr ---\n"
-      << tail(shim.process.err);
-  EXPECT_EQ(native.process.out, shim.process.out) << "stdout differs under the shim";
+  for (int run = 0; run < (c.warm_cache ? 2 : 1); ++run) {
+    SCOPED_TRACE(run == 0 ? "first run (cold libsplit-cc cache)" : "second run (warm cache)");
+    AppRun shim = run_app(c.app, shim_env(c, dir.path() + "/cache"), dir,
+                          "shim" + std::to_string(run));
+    ASSERT_EQ(shim.process.exit_code, native.process.exit_code)
+        << "under the shim with POCL_DEVICES=\"" << c.devices << "\": " << describe(shim);
+    EXPECT_TRUE(native.output == shim.output)
+        << "POCL_DEVICES=\"" << c.devices << "\": " << first_difference(native.output, shim.output)
+        << "\n--- shim stderr ---\n"
+        << tail(shim.process.err);
+    EXPECT_EQ(native.process.out, shim.process.out) << "stdout differs under the shim";
+  }
 }
 
 std::vector<ShimCase> shim_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names()) {
-    cases.push_back({app, "pthread", "1dev", false, ""});
-    cases.push_back({app, "pthread basic", "2dev", false, ""});
-    cases.push_back({app, "pthread pthread basic basic", "4dev", false, ""});
+    cases.push_back({app, "pthread", "1dev", false, "", false});
+    cases.push_back({app, "pthread basic", "2dev", false, "", true});
+    cases.push_back({app, "pthread pthread basic basic", "4dev", false, "", false});
     // Every launch split, so that every kernel goes through the split path.
-    cases.push_back({app, "pthread basic", "2dev_forced", true, ""});
+    cases.push_back({app, "pthread basic", "2dev_forced", true, "", false});
     // Chunk schedulers: many small slices whose devices change from launch
     // to launch, so buffer regions keep moving between devices.
-    cases.push_back({app, "pthread pthread basic basic", "4dev_dynamic", true, "dynamic"});
-    cases.push_back({app, "pthread basic", "2dev_hguided", true, "hguided"});
+    cases.push_back({app, "pthread pthread basic basic", "4dev_dynamic", true, "dynamic", false});
+    cases.push_back({app, "pthread basic", "2dev_hguided", true, "hguided", false});
   }
   return cases;
 }
@@ -329,7 +335,7 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
 std::vector<ShimCase> split_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names())
-    if (!kNotSplit.count(app)) cases.push_back({app, "pthread basic", "2dev", true, ""});
+    if (!kNotSplit.count(app)) cases.push_back({app, "pthread basic", "2dev", true, "", false});
   return cases;
 }
 

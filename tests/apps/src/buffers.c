@@ -184,6 +184,13 @@ int main(int argc, char** argv) {
   app_print("map_is_host_ptr", mapped == host_a);
   app_dump("host_a_while_mapped", host_a, sizeof host_a);
   CHECK(clEnqueueUnmapMemObject(q, ba, mapped, 0, NULL, NULL));
+  /* A launch, then a blocking read INTO the buffer's own host_ptr once
+   * nothing else uses the buffer (defined by OpenCL 1.2, 5.2.2). */
+  set_twice(twice, ba, 0.125f);
+  CHECK(clEnqueueNDRangeKernel(q, twice, 1, NULL, &global, &local, 0, NULL, NULL));
+  CHECK(clFinish(q));
+  CHECK(clEnqueueReadBuffer(q, ba, CL_TRUE, 0, sizeof host_a, host_a, 0, NULL, NULL));
+  app_dump("read_into_own_host_ptr", host_a, sizeof host_a);
   CHECK(clFinish(q));
 
   clReleaseMemObject(sub0);
