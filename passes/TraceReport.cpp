@@ -1,6 +1,6 @@
+// print_region_report only: plain C++ (no LLVM/Clang), so that a driver
+// without LLVM can link it. print_traced_program lives in TraceRewriter.cpp.
 #include "TraceReport.h"
-
-#include "TraceRewriter.h"
 
 namespace libsplit::trace {
 
@@ -19,28 +19,6 @@ void print_region_report(const ProgramSummary& summary, std::ostream& out) {
     }
   }
   out << "known regions: " << known << " of " << buffers << " buffer arguments\n";
-}
-
-bool print_traced_program(const std::string& source, const std::vector<std::string>& build_options,
-                          const std::string& resource_dir, std::ostream& out, std::ostream& err) {
-  TraceResult r = resource_dir.empty() ? instrument_for_tracing(source, build_options)
-                                       : instrument_for_tracing(source, build_options, resource_dir);
-  if (!r.ok) {
-    err << r.error << "\n";
-    return false;
-  }
-  for (const TracedKernel& k : r.kernels) {
-    if (!k.instrumented) {
-      out << "// UNTRACED " << k.name << "\n";
-    } else {
-      out << "// TRACED " << k.name << " ";
-      for (size_t p = 0; p < k.traced_params.size(); ++p) out << (p ? "," : "") << k.traced_params[p];
-      out << "\n";
-    }
-    for (const std::string& n : k.notes) out << "// NOTE " << k.name << ": " << n << "\n";
-  }
-  out << r.source;
-  return true;
 }
 
 }  // namespace libsplit::trace

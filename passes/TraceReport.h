@@ -13,7 +13,8 @@ namespace libsplit::trace {
 // with the reason; then the share of buffer arguments with known regions.
 void print_region_report(const ProgramSummary& summary, std::ostream& out);
 
-// The tracing-instrumented program (see TraceRewriter.h), preceded by
+// The tracing-instrumented program (see TraceRewriter.h; implemented in
+// TraceRewriter.cpp, which needs Clang), preceded by
 // "// TRACED <kernel> <param,...>" / "// UNTRACED <kernel>" lines. False
 // (message on err) when it does not compile.
 bool print_traced_program(const std::string& source, const std::vector<std::string>& build_options,

@@ -1,5 +1,7 @@
 #include "TraceRewriter.h"
 
+#include "TraceReport.h"
+
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ParentMapContext.h>
@@ -316,6 +318,28 @@ TraceResult instrument_for_tracing(const std::string& source, const std::vector<
   R.ok = ok && !R.source.empty();
   if (!R.ok) R.error = "the program does not compile" + (diags.empty() ? std::string() : ": " + diags);
   return R;
+}
+
+bool print_traced_program(const std::string& source, const std::vector<std::string>& build_options,
+                          const std::string& resource_dir, std::ostream& out, std::ostream& err) {
+  TraceResult r = resource_dir.empty() ? instrument_for_tracing(source, build_options)
+                                       : instrument_for_tracing(source, build_options, resource_dir);
+  if (!r.ok) {
+    err << r.error << "\n";
+    return false;
+  }
+  for (const TracedKernel& k : r.kernels) {
+    if (!k.instrumented) {
+      out << "// UNTRACED " << k.name << "\n";
+    } else {
+      out << "// TRACED " << k.name << " ";
+      for (size_t p = 0; p < k.traced_params.size(); ++p) out << (p ? "," : "") << k.traced_params[p];
+      out << "\n";
+    }
+    for (const std::string& n : k.notes) out << "// NOTE " << k.name << ": " << n << "\n";
+  }
+  out << r.source;
+  return true;
 }
 
 }  // namespace libsplit::trace
