@@ -166,7 +166,25 @@ int main(int argc, char** argv) {
   CHECK(clEnqueueReadBuffer(qooo, z, CL_TRUE, 0, sizeof out, out, 1, &c_ev, NULL));
   app_dump("out_of_order", out, sizeof out);
 
+  /* Two queues write disjoint halves of one buffer at the same time (launch
+   * offsets), without ordering between them; a read waits for both. */
+  {
+    cl_event halves[2];
+    size_t half = N / 2, off_hi = N / 2;
+    set_step(step, z, 1000);
+    CHECK(clEnqueueNDRangeKernel(q1, step, 1, NULL, &half, &local, 0, NULL, &halves[0]));
+    set_step(step, z, -1000);
+    CHECK(clEnqueueNDRangeKernel(q2, step, 1, &off_hi, &half, &local, 0, NULL, &halves[1]));
+    CHECK(clFlush(q1));
+    CHECK(clFlush(q2));
+    CHECK(clEnqueueReadBuffer(q1, z, CL_TRUE, 0, sizeof out, out, 2, halves, NULL));
+    app_dump("disjoint_halves_two_queues", out, sizeof out);
+    clReleaseEvent(halves[0]);
+    clReleaseEvent(halves[1]);
+  }
+
   CHECK(clFinish(q1));
+  CHECK(clFinish(q2));
   CHECK(clFinish(qooo));
   clReleaseEvent(e1);
   clReleaseEvent(wrote);

@@ -102,6 +102,19 @@ int main(int argc, char** argv) {
   CHECK(clEnqueueUnmapMemObject(q, bpartial2, partial, 0, NULL, NULL));
   app_print("total", (long long)total);
 
+  /* A non-blocking map of part of the partials, completed by its event. */
+  {
+    cl_event mapped;
+    partial = (cl_uint*)clEnqueueMapBuffer(q, bpartial, CL_FALSE, CL_MAP_READ,
+                                           100 * sizeof(cl_uint), 200 * sizeof(cl_uint), 0, NULL,
+                                           &mapped, &err);
+    CHECK_ERR(err);
+    CHECK(clWaitForEvents(1, &mapped));
+    app_dump("partial_100_300", partial, 200 * sizeof(cl_uint));
+    CHECK(clEnqueueUnmapMemObject(q, bpartial, partial, 0, NULL, NULL));
+    clReleaseEvent(mapped);
+  }
+
   /* Min/max per group with a required work-group size. */
   bsigned = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof signed_data,
                            signed_data, &err);
