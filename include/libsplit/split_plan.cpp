@@ -54,7 +54,7 @@ uint64_t bytesOf(const std::optional<std::vector<ByteRange>>& r, uint64_t whole)
 
 WriteCheck check_slices(const KernelSummary& k, const std::vector<std::optional<int64_t>>& args,
                         const NDRange& nd, const std::vector<uint64_t>& buffer_sizes,
-                        const std::vector<Slice>& slices) {
+                        const std::vector<Slice>& slices, bool count_reads) {
   WriteCheck out;
   std::vector<EvalEnv> envs;
   envs.reserve(slices.size());
@@ -62,7 +62,8 @@ WriteCheck check_slices(const KernelSummary& k, const std::vector<std::optional<
   for (const ArgSummary& a : k.args) {
     if (!isBuffer(a)) continue;
     uint64_t size = a.index < buffer_sizes.size() ? buffer_sizes[a.index] : 0;
-    for (const EvalEnv& env : envs) out.moved_bytes += bytesOf(evaluate_region(a.read_region, env, size), size);
+    if (count_reads)
+      for (const EvalEnv& env : envs) out.moved_bytes += bytesOf(evaluate_region(a.read_region, env, size), size);
     bool written = a.writes || a.atomics || !a.write_region.known || !a.write_region.parts.empty();
     if (!written) continue;
     std::vector<std::optional<std::vector<ByteRange>>> per;
@@ -113,7 +114,8 @@ SplitChoice choose_split_dim(const KernelSummary& k, const std::vector<std::opti
     if (!c.needs_merge && groups > 2) {
       // Neighbouring single groups: catches halos an even split might hide.
       WriteCheck n = check_slices(k, args, nd, buffer_sizes,
-                                  {Slice{d, 0, 1}, Slice{d, 1, 1}, Slice{d, 2, groups - 2}});
+                                  {Slice{d, 0, 1}, Slice{d, 1, 1}, Slice{d, 2, groups - 2}},
+                                  /*count_reads=*/false);
       if (n.needs_merge) {
         c.needs_merge = true;
         c.merge_args = n.merge_args;

@@ -32,9 +32,10 @@ struct WriteCheck {
 
 // args: scalar values by argument index (nullopt for buffers);
 // buffer_sizes: bytes by argument index (0 for non-buffers).
+// count_reads=false skips the read regions (moved_bytes then counts writes).
 WriteCheck check_slices(const KernelSummary& k, const std::vector<std::optional<int64_t>>& args,
                         const NDRange& nd, const std::vector<uint64_t>& buffer_sizes,
-                        const std::vector<Slice>& slices);
+                        const std::vector<Slice>& slices, bool count_reads = true);
 
 struct SplitChoice {
   unsigned dim = 0;
