@@ -3,6 +3,7 @@
 // execute are built per platform on libsplit's contexts at the first launch
 // (program_prep.cpp).
 #include "api.h"
+#include "cc_client.h"
 #include "objects.h"
 #include "program_prep.h"
 #include "real_api.h"
@@ -274,6 +275,145 @@ cl_int clGetKernelSubGroupInfo(cl_kernel k, cl_device_id device, cl_kernel_sub_g
   if (!valid(k)) return CL_INVALID_KERNEL;
   return real().clGetKernelSubGroupInfo(k->native, device, param, in_size, in_value, size, value,
                                         size_ret);
+}
+
+}  // namespace api
+}  // namespace libsplit
+
+// ---- separate compilation ----
+// The native compile and link give the app native results. For execution,
+// a linked program becomes one source: each object's source with its
+// embedded headers inlined and its -D/-U options turned into #define/#undef
+// around it; that source is then prepared like any program from source.
+namespace libsplit {
+namespace {
+
+std::string inline_headers(const std::string& source,
+                           const std::vector<std::pair<std::string, std::string>>& headers,
+                           int depth = 0) {
+  if (headers.empty() || depth > 8) return source;
+  std::string out;
+  size_t pos = 0;
+  while (pos < source.size()) {
+    size_t eol = source.find('\n', pos);
+    if (eol == std::string::npos) eol = source.size();
+    std::string line = source.substr(pos, eol - pos);
+    std::string trimmed = line.substr(std::min(line.find_first_not_of(" \t"), line.size()));
+    bool replaced = false;
+    if (trimmed.rfind("#include", 0) == 0) {
+      for (auto& [name, text] : headers)
+        if (trimmed.find("\"" + name + "\"") != std::string::npos ||
+            trimmed.find("<" + name + ">") != std::string::npos) {
+          out += inline_headers(text, headers, depth + 1) + "\n";
+          replaced = true;
+          break;
+        }
+    }
+    if (!replaced) out += line + "\n";
+    pos = eol + 1;
+  }
+  return out;
+}
+
+// -D/-U become preprocessor lines around the source; other options are
+// returned in *rest.
+std::string wrap_with_macros(const std::string& source, const std::string& options,
+                             std::string* rest) {
+  std::string before, after;
+  auto words = split_options(options);
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string w = words[i];
+    if ((w == "-D" || w == "-U") && i + 1 < words.size()) w += words[++i];
+    if (w.rfind("-D", 0) == 0 && w.size() > 2) {
+      std::string def = w.substr(2);
+      auto eq = def.find('=');
+      std::string name = def.substr(0, eq), value = eq == std::string::npos ? "1" : def.substr(eq + 1);
+      before += "#define " + name + " " + value + "\n";
+      after += "#undef " + name + "\n";
+    } else if (w.rfind("-U", 0) == 0 && w.size() > 2) {
+      before += "#undef " + w.substr(2) + "\n";
+    } else {
+      *rest += (rest->empty() ? "" : " ") + w;
+    }
+  }
+  return before + source + "\n" + after;
+}
+
+}  // namespace
+
+namespace api {
+
+cl_int clCompileProgram(cl_program p, cl_uint num_devices, const cl_device_id* devices,
+                        const char* options, cl_uint num_headers, const cl_program* headers,
+                        const char** header_names, void(CL_CALLBACK* notify)(cl_program, void*),
+                        void* user_data) {
+  if (!valid(p)) return CL_INVALID_PROGRAM;
+  if (!notify && user_data) return CL_INVALID_VALUE;
+  if ((num_headers == 0) != (headers == nullptr) || (num_headers && !header_names))
+    return CL_INVALID_VALUE;
+  std::vector<cl_program> native_headers;
+  std::vector<std::pair<std::string, std::string>> named;
+  for (cl_uint i = 0; i < num_headers; ++i) {
+    if (!valid(headers[i])) return CL_INVALID_PROGRAM;
+    native_headers.push_back(headers[i]->native);
+    named.emplace_back(header_names[i], headers[i]->source);
+  }
+  cl_int err = real().clCompileProgram(p->native, num_devices, devices, options, num_headers,
+                                       num_headers ? native_headers.data() : nullptr,
+                                       header_names, nullptr, nullptr);
+  if (err == CL_SUCCESS) {
+    p->compiled = true;
+    p->compiled_source = inline_headers(p->source, named);
+    p->compiled_options = options ? options : "";
+  }
+  if (notify) notify(p, user_data);
+  return err;
+}
+
+cl_program clLinkProgram(cl_context ctx, cl_uint num_devices, const cl_device_id* devices,
+                         const char* options, cl_uint num_inputs, const cl_program* inputs,
+                         void(CL_CALLBACK* notify)(cl_program, void*), void* user_data,
+                         cl_int* errcode_ret) {
+  auto fail = [&](cl_int e) -> cl_program {
+    if (errcode_ret) *errcode_ret = e;
+    return nullptr;
+  };
+  if (!valid(ctx)) return fail(CL_INVALID_CONTEXT);
+  if (num_inputs == 0 || !inputs) return fail(CL_INVALID_VALUE);
+  if (!notify && user_data) return fail(CL_INVALID_VALUE);
+  std::vector<cl_program> natives;
+  for (cl_uint i = 0; i < num_inputs; ++i) {
+    if (!valid(inputs[i])) return fail(CL_INVALID_PROGRAM);
+    natives.push_back(inputs[i]->native);
+  }
+  cl_int err = CL_SUCCESS;
+  cl_program native = real().clLinkProgram(ctx->real, num_devices, devices, options, num_inputs,
+                                           natives.data(), nullptr, nullptr, &err);
+  if (errcode_ret) *errcode_ret = err;
+  if (!native) return nullptr;
+  cl_program p = wrap_program(ctx, native);
+  // Single-source equivalent for execution.
+  bool all_sources = true;
+  std::string global_options = options ? options : "";
+  for (cl_uint i = 0; i < num_inputs; ++i) {
+    cl_program in = inputs[i];
+    if (!in->compiled || !in->from_source) {
+      all_sources = false;
+      break;
+    }
+    std::string rest;
+    p->source += wrap_with_macros(in->compiled_source, in->compiled_options, &rest);
+    for (auto& w : split_options(rest))
+      if (global_options.find(w) == std::string::npos) global_options += " " + w;
+  }
+  if (all_sources && err == CL_SUCCESS) {
+    p->from_source = true;
+    p->options = global_options;
+    std::lock_guard exec(runtime().exec_mutex);
+    prepare_program(p);
+  }
+  if (notify) notify(p, user_data);
+  return p;
 }
 
 }  // namespace api

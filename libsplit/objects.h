@@ -119,6 +119,10 @@ struct _cl_program {
   std::vector<std::vector<unsigned char>> binaries;  // from clCreateProgramWithBinary
   std::vector<cl_device_id> binary_devices;
   std::vector<unsigned char> il;  // from clCreateProgramWithIL
+  // Separate compilation: what clCompileProgram compiled (headers inlined
+  // into `compiled_source`), and a linked program's single-source equivalent.
+  bool compiled = false;
+  std::string compiled_source, compiled_options;
   std::string options;
   std::atomic<int> kernels_attached{0};
   // Execution side, prepared at the first launch (under the runtime's exec lock).
