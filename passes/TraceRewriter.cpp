@@ -1,7 +1,5 @@
 #include "TraceRewriter.h"
 
-#include "TraceReport.h"
-
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ParentMapContext.h>

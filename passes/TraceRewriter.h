@@ -18,6 +18,7 @@
 // pointers, member/component accesses, macro-expanded subscripts.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,12 @@ struct TraceResult {
 // resource directory (opencl-c.h).
 TraceResult instrument_for_tracing(const std::string& source, const std::vector<std::string>& clang_args,
                                    const std::string& resource_dir = "/usr/lib/llvm-16/lib/clang/16");
+
+// The tracing-instrumented program (implemented in TraceRewriter.cpp, with
+// Clang), preceded by
+// "// TRACED <kernel> <param,...>" / "// UNTRACED <kernel>" lines. False
+// (message on err) when it does not compile.
+bool print_traced_program(const std::string& source, const std::vector<std::string>& build_options,
+                          const std::string& resource_dir, std::ostream& out, std::ostream& err);
 
 }  // namespace libsplit::trace
