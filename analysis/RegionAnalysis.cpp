@@ -32,7 +32,34 @@ struct Access {
   const SCEV* ExtraOffset = nullptr;  // bytes added to Ptr (vloadN offset), may be null
   uint64_t Size = 0;
   bool Read = false, Write = false, Atomic = false;
+  const SCEV* SymSize = nullptr;  // bytes, when not a constant (async copies); Size unused
 };
+
+// Bytes of the element type of the first pointer parameter of a mangled
+// OpenCL builtin ("..PU3AS3Dv4_f.." -> 16); 0 when not recognised.
+uint64_t firstPointeeSize(StringRef Mangled) {
+  size_t at = Mangled.find("PU3AS");
+  if (at == StringRef::npos) return 0;
+  StringRef T = Mangled.substr(at + 6);  // past "PU3AS<digit>"
+  while (!T.empty() && (T[0] == 'K' || T[0] == 'V' || T[0] == 'r')) T = T.drop_front();
+  auto scalar = [](char c) -> uint64_t {
+    switch (c) {
+      case 'c': case 'a': case 'h': return 1;
+      case 's': case 't': return 2;
+      case 'i': case 'j': case 'f': return 4;
+      case 'l': case 'm': case 'd': return 8;
+      default: return 0;
+    }
+  };
+  if (T.consume_front("Dh")) return 2;
+  if (T.consume_front("Dv")) {
+    unsigned n = 0;
+    if (T.consumeInteger(10, n) || !T.consume_front("_") || T.empty()) return 0;
+    uint64_t e = T.startswith("Dh") ? 2 : scalar(T[0]);
+    return e * (n == 3 ? 4 : n);
+  }
+  return T.empty() ? 0 : scalar(T[0]);
+}
 
 // Base name of an Itanium-mangled OpenCL builtin: "_Z6vload4mPU3AS1Kf" -> "vload4".
 StringRef builtinName(const Function* Fn) {
@@ -291,6 +318,30 @@ class KernelAnalyzer {
       out.push_back(Access{Call, P, OffS, bytes, !isStore, isStore, false});
       return true;
     }
+    if (Name == "async_work_group_copy" || Name == "async_work_group_strided_copy") {
+      // Every work-item of the group passes the same arguments; the global
+      // side covers n elements (or n elements `stride` apart) from P.
+      bool strided = Name == "async_work_group_strided_copy";
+      if (Call->arg_size() != (strided ? 5u : 4u)) return false;
+      bool isDst = Call->getArgOperand(0) == P, isSrc = Call->getArgOperand(1) == P;
+      uint64_t es = firstPointeeSize(Call->getCalledFunction()->getName());
+      Value* N = Call->getArgOperand(2);
+      if (isDst == isSrc || es == 0 || !SE.isSCEVable(N->getType())) return false;
+      Type* IdxTy = SE.getEffectiveSCEVType(P->getType());
+      const SCEV* Count = SE.getTruncateOrZeroExtend(SE.getSCEV(N), IdxTy);
+      const SCEV* Elems = Count;  // elements spanned
+      if (strided) {
+        Value* Stride = Call->getArgOperand(3);
+        if (!SE.isSCEVable(Stride->getType())) return false;
+        Elems = SE.getAddExpr(SE.getMulExpr(SE.getMinusSCEV(Count, SE.getOne(IdxTy)),
+                                            SE.getTruncateOrZeroExtend(SE.getSCEV(Stride), IdxTy)),
+                              SE.getOne(IdxTy));
+      }
+      Access A{Call, P, nullptr, 0, isSrc, isDst, false};
+      A.SymSize = SE.getMulExpr(Elems, SE.getConstant(IdxTy, es));
+      out.push_back(A);
+      return true;
+    }
     if (Name.contains("atom")) {
       // atomic_add(p, v), atom_inc(p), atomic_cmpxchg(p, c, v)...: read and
       // write one element of the value type.
@@ -322,13 +373,22 @@ class KernelAnalyzer {
       *why = T.reason().empty() ? "address not computable at " + describeLocation(Acc.I) : T.reason();
       return std::nullopt;
     }
-    if (Acc.Size == 0) {
-      *why = "access of unknown size at " + describeLocation(Acc.I);
-      return std::nullopt;
-    }
     GuardedRange part;
     part.lo = lo;
-    part.hi = make_add(lo, Expr::constant(int64_t(Acc.Size - 1)));
+    if (Acc.SymSize) {
+      // A count of 0 gives hi < lo: no byte, as the evaluator reads it.
+      ExprPtr bytes = T.translate(Acc.SymSize);
+      if (!bytes) {
+        *why = T.reason().empty() ? "copy length not computable at " + describeLocation(Acc.I) : T.reason();
+        return std::nullopt;
+      }
+      part.hi = make_add(make_add(lo, bytes), Expr::constant(-1));
+    } else if (Acc.Size == 0) {
+      *why = "access of unknown size at " + describeLocation(Acc.I);
+      return std::nullopt;
+    } else {
+      part.hi = make_add(lo, Expr::constant(int64_t(Acc.Size - 1)));
+    }
     collectGuards(Acc.I->getParent(), part.guards);
     return part;
   }

@@ -34,6 +34,12 @@ long __ls_mark(__global uint* __ls_sh, ulong4 __ls_s, long __ls_i, ulong __ls_es
   }
   return __ls_i;
 }
+long __ls_mark_span(__global uint* __ls_sh, ulong4 __ls_s, long __ls_first, ulong __ls_n, ulong __ls_stride,
+                    ulong __ls_es) {
+  for (ulong __ls_j = 0; __ls_j < __ls_n; ++__ls_j)
+    __ls_mark(__ls_sh, __ls_s, __ls_first + (long)(__ls_j * __ls_stride), __ls_es);
+  return 0;
+}
 )";
 
 bool isBufferPointer(const ParmVarDecl* P) {
@@ -92,6 +98,25 @@ class KernelTracer : public RecursiveASTVisitor<KernelTracer> {
     const FunctionDecl* F = C->getDirectCallee();
     if (!F || !F->getIdentifier()) return true;
     StringRef Name = F->getName();
+    if ((Name == "async_work_group_copy" && C->getNumArgs() == 4) ||
+        (Name == "async_work_group_strided_copy" && C->getNumArgs() == 5)) {
+      // The global side: n elements (stride apart) from the pointer passed,
+      // marked by every work-item of the group (the arguments are uniform).
+      bool strided = Name == "async_work_group_strided_copy";
+      for (unsigned side = 0; side < 2; ++side) {
+        Expr* E = C->getArg(side);
+        ParmVarDecl* P = pointerBase(E);
+        if (!P || E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID()) continue;
+        std::string name = P->getName().str();
+        std::string e = text(E), n = text(C->getArg(2)), stride = strided ? text(C->getArg(3)) : "1";
+        if (e.empty() || n.empty() || stride.empty()) continue;
+        RW.InsertTextBefore(E->getBeginLoc(), "(");
+        RW.InsertTextAfterToken(E->getEndLoc(), " + __ls_mark_span(__ls_" + std::string(side == 0 ? "w_" : "r_") +
+                                                    name + ", __ls_slice, (" + e + ") - " + name + ", (" + n +
+                                                    "), (" + stride + "), sizeof(" + name + "[0])))");
+      }
+      return true;
+    }
     if (Name.contains("atom") && C->getNumArgs() >= 1) {
       // atomic_add(p, v): p[0] is read and written.
       Expr* A0 = C->getArg(0);
@@ -140,6 +165,28 @@ class KernelTracer : public RecursiveASTVisitor<KernelTracer> {
   void noteModified(Expr* E) {
     if (auto* D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
       if (auto* P = dyn_cast<ParmVarDecl>(D->getDecl())) Modified.insert(P);
+  }
+
+  // The traced parameter a pointer expression is computed from: p, p + i,
+  // &p[i] (same element type, so `expr - p` counts elements).
+  ParmVarDecl* pointerBase(Expr* E) {
+    E = E->IgnoreParenImpCasts();
+    if (auto* B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_Add && B->getLHS()->getType()->isPointerType())
+      return pointerBase(B->getLHS());
+    if (auto* U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+      if (auto* A = dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens())) return tracedBase(A->getBase());
+    ParmVarDecl* P = tracedBase(E);
+    if (!P) return nullptr;
+    // Same element type as the parameter, or the element count is wrong.
+    QualType PT = P->getType()->getPointeeType().getUnqualifiedType();
+    QualType ET = E->getType()->isPointerType() ? E->getType()->getPointeeType().getUnqualifiedType() : QualType();
+    return PT == ET ? P : nullptr;
+  }
+
+  std::string text(const Expr* E) {
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()), Ctx.getSourceManager(),
+                                Ctx.getLangOpts())
+        .str();
   }
 
   ParmVarDecl* tracedBase(Expr* E) {
