@@ -181,11 +181,13 @@ struct ShimCase {
   bool force_split = false;  // LIBSPLIT_WHOLE=0: the scheduler may not run launches whole
   std::string scheduler;     // LIBSPLIT_SCHEDULER, empty: the default
   bool warm_cache = false;   // run twice with one LIBSPLIT_CACHE_DIR, check both runs
+  bool no_compiler = false;  // LIBSPLIT_CC names a missing file: the shim's Plain mode
 };
 
 void PrintTo(const ShimCase& c, std::ostream* os) {
   *os << c.app << " on \"" << c.devices << "\"" << (c.force_split ? " LIBSPLIT_WHOLE=0" : "")
       << (c.warm_cache ? " (run twice, shared cache)" : "")
+      << (c.no_compiler ? " without libsplit-cc" : "")
       << (c.scheduler.empty() ? "" : " LIBSPLIT_SCHEDULER=" + c.scheduler);
 }
 
@@ -198,6 +200,7 @@ EnvChanges shim_env(const ShimCase& c, const std::string& cache_dir) {
 #ifdef LIBSPLIT_CC_PATH
   env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
 #endif
+  if (c.no_compiler) env["LIBSPLIT_CC"] = cache_dir + "/no-such-libsplit-cc";
   return env;
 }
 
@@ -260,15 +263,18 @@ TEST_P(ShimTest, OutputMatchesNative) {
 std::vector<ShimCase> shim_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names()) {
-    cases.push_back({app, "pthread", "1dev", false, "", false});
-    cases.push_back({app, "pthread basic", "2dev", false, "", true});
-    cases.push_back({app, "pthread pthread basic basic", "4dev", false, "", false});
+    cases.push_back({app, "pthread", "1dev", false, "", false, false});
+    cases.push_back({app, "pthread basic", "2dev", false, "", true, false});
+    cases.push_back({app, "pthread pthread basic basic", "4dev", false, "", false, false});
     // Every launch split, so that every kernel goes through the split path.
-    cases.push_back({app, "pthread basic", "2dev_forced", true, "", false});
+    cases.push_back({app, "pthread basic", "2dev_forced", true, "", false, false});
     // Chunk schedulers: many small slices whose devices change from launch
     // to launch, so buffer regions keep moving between devices.
-    cases.push_back({app, "pthread pthread basic basic", "4dev_dynamic", true, "dynamic", false});
-    cases.push_back({app, "pthread basic", "2dev_hguided", true, "hguided", false});
+    cases.push_back(
+        {app, "pthread pthread basic basic", "4dev_dynamic", true, "dynamic", false, false});
+    cases.push_back({app, "pthread basic", "2dev_hguided", true, "hguided", false, false});
+    // No compiler: the shim must still be right (Plain mode or whole launches).
+    cases.push_back({app, "pthread basic", "2dev_plain", true, "", false, true});
   }
   return cases;
 }
@@ -335,7 +341,8 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
 std::vector<ShimCase> split_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names())
-    if (!kNotSplit.count(app)) cases.push_back({app, "pthread basic", "2dev", true, "", false});
+    if (!kNotSplit.count(app))
+      cases.push_back({app, "pthread basic", "2dev", true, "", false, false});
   return cases;
 }
 
