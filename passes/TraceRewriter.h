@@ -11,7 +11,8 @@
 //
 // Traced: `p[i]` (read, write, compound = both; `&p[i]` passed to an atomic
 // builtin = both), `*p`,
-// vloadN(i, p) / vstoreN(v, i, p),
+// vloadN(i, p) / vstoreN(v, i, p), atomic_*(p, ..), the global side of
+// async_work_group_(strided_)copy,
 // where p is a __global/__constant pointer parameter never reassigned in the
 // kernel. Not traced (so the oracle is weaker, never wrong there): accesses
 // inside helper functions (`&p[i]` passed to one), through derived
