@@ -6,9 +6,8 @@
 // the reason and place. Always a sound over-approximation: whatever the
 // analysis cannot bound precisely is unknown (= whole buffer at run time).
 //
-// How: every load/store/atomic/vloadN/vstoreN/memcpy/async_work_group_(strided_)copy
-// reached from the
-// argument through GEPs, casts, phis and selects is one part; its address is
+// How: every load/store/atomic/vloadN/vstoreN/memcpy/async copy reached from
+// the argument through GEPs, casts, phis and selects is one part; its address is
 // ScalarEvolution's SCEV minus the argument base, translated by ScevToExpr
 // (NDRange builtins -> gid0/lsz1/..., integer arguments -> (arg N), loops ->
 // (range ..) over the trip count or the latch bound, narrow arithmetic ->
