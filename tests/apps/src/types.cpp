@@ -4,7 +4,9 @@
 // sizes 1, 2, 8 and 16 bytes, buffer sizes not multiples of the group size
 // in bytes), 3-component vector loads with vload3/vstore3, double buffers
 // when the device has cl_khr_fp64, a kernel whose work-item writes two
-// non-adjacent elements (i and n-1-i).
+// non-adjacent elements (i and n-1-i), a kernel writing only some fields
+// of an array of structs, a kernel writing every stride-th element (the
+// bytes in between must keep the host's values).
 #include "cpp_common.hpp"
 
 #include <cstring>
@@ -41,6 +43,27 @@ __kernel void mirror(__global const int* in, __global int* out, int n) {
   int i = get_global_id(0);
   out[i] = in[i] * 2;
   out[n - 1 - i] = in[n - 1 - i] * 2 + 1;
+}
+
+typedef struct {
+  float x, y;
+  int id;
+  short flags;
+  char tag;
+} particle_t;
+
+// Writes only some fields of each element: the other bytes must keep the
+// host's values.
+__kernel void touch_fields(__global particle_t* p, float dy) {
+  int i = get_global_id(0);
+  p[i].y += dy * (float)(i % 5);
+  p[i].flags = (short)(p[i].id * 3);
+}
+
+// Writes every stride-th element only: the gaps must keep the host's values.
+__kernel void strided(__global int* out, int stride, int base) {
+  int i = get_global_id(0);
+  out[i * stride + 1] = base + i;
 }
 
 #ifdef HAVE_FP64
@@ -127,6 +150,32 @@ int main(int argc, char** argv) {
         cl::EnqueueArgs(queue, cl::NDRange(m / 2), cl::NDRange(64)), dints, dmirror, m);
     cl::copy(queue, dmirror, mirrored.begin(), mirrored.end());
     dump("mirror", mirrored);
+
+    struct Particle {
+      float x, y;
+      cl_int id;
+      cl_short flags;
+      cl_char tag;
+    };
+    static_assert(sizeof(Particle) == 16);
+    std::vector<Particle> particles(m);
+    for (int i = 0; i < m; ++i)
+      particles[i] = {app_randf(), app_randf(), i * 7, -1, static_cast<cl_char>(i % 100)};
+    cl::Buffer dparticles(context, particles.begin(), particles.end(), false);
+    cl::KernelFunctor<cl::Buffer, float> touch(program, "touch_fields");
+    touch(cl::EnqueueArgs(queue, cl::NDRange(m), cl::NDRange(64)), dparticles, 0.5f);
+    touch(cl::EnqueueArgs(queue, cl::NDRange(m / 2), cl::NDRange(32)), dparticles, -0.25f);
+    cl::copy(queue, dparticles, particles.begin(), particles.end());
+    dump("particles", particles);
+
+    std::vector<int> sparse(3 * m);
+    for (int i = 0; i < 3 * m; ++i) sparse[i] = -i;
+    cl::Buffer dsparse(context, sparse.begin(), sparse.end(), false);
+    cl::KernelFunctor<cl::Buffer, int, int> strided(program, "strided");
+    strided(cl::EnqueueArgs(queue, cl::NDRange(m - 1), cl::NullRange), dsparse, 3, 100000);
+    strided(cl::EnqueueArgs(queue, cl::NDRange(m / 2), cl::NDRange(16)), dsparse, 6, 200000);
+    cl::copy(queue, dsparse, sparse.begin(), sparse.end());
+    dump("strided", sparse);
 
     if (fp64) {
       std::vector<double> d(n);
