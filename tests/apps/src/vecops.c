@@ -2,7 +2,9 @@
  * Covers: NULL local size (incl. an odd global size), COPY_HOST_PTR inputs,
  * a -D build macro, helper functions using get_group_id/get_global_size,
  * clCreateKernelsInProgram + CL_KERNEL_FUNCTION_NAME lookup,
- * clGetKernelWorkGroupInfo to choose a local size, blocking reads. */
+ * clGetKernelWorkGroupInfo to choose a local size, blocking reads, a
+ * second context (own program, local size 1: 4099 groups) alive next to
+ * the first and released first. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -119,6 +121,45 @@ int main(int argc, char** argv) {
   CHECK(clFinish(q));
   CHECK(clEnqueueReadBuffer(q, btags, CL_TRUE, 0, sizeof tags, tags, 0, NULL, NULL));
   app_dump("tag_groups", tags, sizeof tags);
+
+  /* A second context alive next to the first, with its own program built
+   * from the same source and options, then released before the first. */
+  {
+    cl_context ctx2 = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_command_queue q2;
+    cl_program prog2;
+    cl_kernel sq2;
+    cl_mem in2, out2;
+    CHECK_ERR(err);
+    q2 = clCreateCommandQueue(ctx2, dev, 0, &err);
+    CHECK_ERR(err);
+    prog2 = app_build(ctx2, dev, kSource, "-DSCALE=3 -D OFFSET=-70 -cl-std=CL1.2");
+    sq2 = clCreateKernel(prog2, "square_odd", &err);
+    CHECK_ERR(err);
+    in2 = clCreateBuffer(ctx2, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof ints, ints, &err);
+    CHECK_ERR(err);
+    out2 = clCreateBuffer(ctx2, CL_MEM_WRITE_ONLY, sizeof squares, NULL, &err);
+    CHECK_ERR(err);
+    CHECK(clSetKernelArg(sq2, 0, sizeof in2, &in2));
+    CHECK(clSetKernelArg(sq2, 1, sizeof out2, &out2));
+    global = ODD;
+    local = 1;
+    CHECK(clEnqueueNDRangeKernel(q2, sq2, 1, NULL, &global, &local, 0, NULL, NULL));
+    /* Meanwhile the first context works too. */
+    global = N;
+    local = 64;
+    CHECK(clEnqueueNDRangeKernel(q, tag_groups, 1, NULL, &global, &local, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q2, out2, CL_TRUE, 0, sizeof squares, squares, 0, NULL, NULL));
+    app_dump("second_context", squares, sizeof squares);
+    clReleaseMemObject(in2);
+    clReleaseMemObject(out2);
+    clReleaseKernel(sq2);
+    clReleaseProgram(prog2);
+    clReleaseCommandQueue(q2);
+    clReleaseContext(ctx2);
+    CHECK(clEnqueueReadBuffer(q, btags, CL_TRUE, 0, sizeof tags, tags, 0, NULL, NULL));
+    app_dump("tag_groups_again", tags, sizeof tags);
+  }
 
   clReleaseMemObject(bx);
   clReleaseMemObject(by);
