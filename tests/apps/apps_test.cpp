@@ -144,6 +144,26 @@ std::string first_difference(const std::string& expected, const std::string& act
   return "outputs differ:\n" + s.str();
 }
 
+#ifndef LIBSPLIT_SHIM_ONLY
+// The failure report names the differing output, its size, the byte range
+// and the values, and reports nothing for identical dumps.
+TEST(DiffReport, NamesOutputBytesAndValues) {
+  const std::string native = "count = 3\nbuf 40\n" + std::string(64, '0') + "\n" +
+                             std::string(16, '0') + "\n";
+  std::string shim = native;
+  // Byte 33 of "buf" (second hex line, after 64 digits and a newline): 0xf0.
+  shim[shim.find("buf 40\n") + 7 + 65 + 2] = 'f';
+  const std::string report = first_difference(native, shim);
+  EXPECT_NE(report.find("output \"buf\" (40 bytes): 1 bytes differ, first at byte 33"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("native 00000000, shim 00f00000"), std::string::npos) << report;
+  const std::string value_report = first_difference(native, "count = 4\n" + native.substr(10));
+  EXPECT_NE(value_report.find("native \"count = 3\", shim \"count = 4\""), std::string::npos)
+      << value_report;
+}
+#endif
+
 class AppTest : public ::testing::TestWithParam<std::string> {};
 
 [[maybe_unused]] std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -232,6 +252,16 @@ std::vector<TraceRow> parse_trace(const std::string& csv) {
   return rows;
 }
 
+// The shim must really be there and be preloaded: without it, ld.so only
+// warns and the app runs natively, which would pass the comparison.
+void check_preloaded(const AppRun& run) {
+  ASSERT_TRUE(std::filesystem::exists(LIBSPLIT_SHIM_PATH))
+      << LIBSPLIT_SHIM_PATH << " is missing: build the libsplit target";
+  ASSERT_EQ(run.process.err.find("cannot be preloaded"), std::string::npos)
+      << "the shim was not preloaded:\n"
+      << tail(run.process.err);
+}
+
 class ShimTest : public ::testing::TestWithParam<ShimCase> {};
 
 std::string shim_name(const ::testing::TestParamInfo<ShimCase>& info) {
@@ -250,6 +280,8 @@ TEST_P(ShimTest, OutputMatchesNative) {
     SCOPED_TRACE(run == 0 ? "first run (cold libsplit-cc cache)" : "second run (warm cache)");
     AppRun shim = run_app(c.app, shim_env(c, dir.path() + "/cache"), dir,
                           "shim" + std::to_string(run));
+    check_preloaded(shim);
+    if (HasFatalFailure()) return;
     ASSERT_EQ(shim.process.exit_code, native.process.exit_code)
         << "under the shim with POCL_DEVICES=\"" << c.devices << "\": " << describe(shim);
     EXPECT_TRUE(native.output == shim.output)
@@ -299,6 +331,8 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
   env["LIBSPLIT_LOG"] = "1";
   env["LIBSPLIT_TRACE"] = trace_path;
   AppRun shim = run_app(c.app, env, dir, "shim");
+  check_preloaded(shim);
+  if (HasFatalFailure()) return;
   ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
   EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
 
