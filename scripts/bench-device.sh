@@ -14,5 +14,9 @@ echo "OCL_ICD_FILENAMES=${OCL_ICD_FILENAMES:-}"
 nvidia-smi -L 2>/dev/null
 clinfo -l 2>/dev/null || echo "(no clinfo)"
 "$pack/libsplit/libsplit-info"
+res=$(mktemp -d)/results
 python3 "$root/scripts/bench" --bin-dir "$pack/bench/bin" --shim "$pack/libsplit/libsplit.so" \
-  --cc "$pack/passes/libsplit-cc" --out "$out/results" "$@" 2>&1 | tee "$out/bench.log"
+  --cc "$pack/passes/libsplit-cc" --out "$res" "$@" 2>&1 | tee "$out/bench.log"
+# At most a few files come back from the GPU machine: one archive + the table.
+cp "$res/results.md" "$out/" 2>/dev/null
+tar czf "$out/results.tgz" -C "$(dirname "$res")" results 2>/dev/null
