@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   app_print("e1_complete", status_of(e1) == CL_COMPLETE);
   CHECK(clEnqueueReadBuffer(q2, buf, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
   app_dump("released_chain", out, sizeof out);
-  for (waited = 0; callbacks_done < 2 && waited < 5000; ++waited) {
+  for (waited = 0; callbacks_done < 2 && waited < 30000; ++waited) {
     struct timespec ms = {0, 1000000};
     nanosleep(&ms, NULL);
   }
