@@ -27,9 +27,9 @@ run=("$build/libsplit/libsplit-run" --trace "$work/trace.csv")
 echo "== devices libsplit will use"
 "$build/libsplit/libsplit-info"
 echo
-ndev=$(clinfo -l 2>/dev/null | awk '/^Platform/{p++} p==1 && /Device #/{n++} END{print n+0}')
+ndev=$(clinfo -l 2>/dev/null | grep -c "Device #" || true)
 for ((d = 0; d < ndev; d++)); do
-  echo "== nbody alone on device $d of the first platform, without libsplit"
+  echo "== nbody alone on device $d (devices of all platforms, in order), without libsplit"
   "${app[@]}" --device "$d"
   echo
 done

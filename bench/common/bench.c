@@ -12,8 +12,8 @@ static void usage(const char* app_name, int default_iters) {
           "          [--per-iter] [--no-check]\n"
           "  --size      problem-size preset (default small)\n"
           "  --iters     iterations of the kernel loop (default %d)\n"
-          "  --device    device index among all devices of the first platform\n"
-          "              that has any (default 0)\n"
+          "  --device    device index, numbering the devices of all platforms\n"
+          "              in order (default 0)\n"
           "  --per-iter  print the time of every iteration\n"
           "  --no-check  skip the CPU reference check\n",
           app_name, default_iters);
@@ -86,27 +86,29 @@ cl_device_id bench_pick_device(int index) {
   }
   cl_platform_id* platforms = malloc(num_platforms * sizeof *platforms);
   BENCH_CL(clGetPlatformIDs(num_platforms, platforms, NULL));
+  // Devices are numbered across platforms, in the loader's platform order.
   cl_device_id picked = NULL;
+  cl_uint remaining = (cl_uint)index;
   for (cl_uint p = 0; p < num_platforms && !picked; ++p) {
     cl_uint num_devices = 0;
     if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &num_devices) !=
             CL_SUCCESS ||
         num_devices == 0)
       continue;
-    if ((cl_uint)index >= num_devices) {
-      fprintf(stderr, "device %d requested, the platform has %u\n", index,
-              num_devices);
-      exit(3);
+    if (remaining >= num_devices) {
+      remaining -= num_devices;
+      continue;
     }
     cl_device_id* devices = malloc(num_devices * sizeof *devices);
     BENCH_CL(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, num_devices, devices,
                             NULL));
-    picked = devices[index];
+    picked = devices[remaining];
     free(devices);
   }
   free(platforms);
   if (!picked) {
-    fprintf(stderr, "no OpenCL device on any platform\n");
+    fprintf(stderr, "no OpenCL device %d (devices are numbered across all platforms)\n",
+            index);
     exit(3);
   }
   char name[256] = {0};

@@ -21,7 +21,7 @@ typedef enum { BENCH_SMALL = 0, BENCH_MEDIUM = 1, BENCH_LARGE = 2 } bench_size;
 typedef struct {
   bench_size size;
   int iters;
-  int device;    // index among all devices of the first platform that has any
+  int device;    // index among the devices of all platforms, numbered in order
   int per_iter;  // print per-iteration times
   int check;     // run the CPU reference check (--no-check turns it off)
 } bench_options;
@@ -42,11 +42,11 @@ typedef struct {
   cl_command_queue queue;
 } bench_cl;
 
-// Returns device `index` of the first platform that has any device (all
+// Returns device `index`, numbering the devices of all platforms in order (all
 // device types, in the platform's order). Exits with a message on failure.
 cl_device_id bench_pick_device(int index);
 
-// Opens device `index` of the first platform that has any device, with a
+// Opens device `index` (numbered across all platforms), with a
 // context and an in-order queue. Exits with a message on failure.
 bench_cl bench_open(int index);
 void bench_close(bench_cl* cl);
