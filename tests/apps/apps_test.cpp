@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+extern char** environ;
+
 namespace apps_test {
 namespace {
 
@@ -37,16 +39,15 @@ std::string app_path(const std::string& app) {
   return std::string(LIBSPLIT_TEST_APPS_DIR) + "/app_" + app;
 }
 
-// The environment of a native run: one PoCL device, nothing of libsplit.
+// The environment of a native run: the given PoCL devices, no preload, and
+// none of the caller's LIBSPLIT_* variables (the shim runs add their own).
 EnvChanges native_env(const std::string& devices) {
-  return {{"POCL_DEVICES", devices},
-          {"LD_PRELOAD", std::nullopt},
-          {"LIBSPLIT_LOG", std::nullopt},
-          {"LIBSPLIT_TRACE", std::nullopt},
-          {"LIBSPLIT_CACHE_DIR", std::nullopt},
-          {"LIBSPLIT_WHOLE", std::nullopt},
-          {"LIBSPLIT_SCHEDULER", std::nullopt},
-          {"LIBSPLIT_DISABLE", std::nullopt}};
+  EnvChanges env = {{"POCL_DEVICES", devices}, {"LD_PRELOAD", std::nullopt}};
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    if (entry.rfind("LIBSPLIT_", 0) == 0) env[entry.substr(0, entry.find('='))] = std::nullopt;
+  }
+  return env;
 }
 
 struct AppRun {
