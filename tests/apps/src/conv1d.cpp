@@ -3,7 +3,8 @@
 // halo (reads beyond the work-group's own range), clamped borders, the same
 // convolution without local memory (both results dumped), a 2D separable
 // blur as two launches (rows then columns) over a ping-pong pair, a kernel
-// with a helper that takes the global id as a parameter.
+// with a helper that takes the global id as a parameter, a tile fetched with
+// async_work_group_copy + wait_group_events.
 #include "cpp_common.hpp"
 
 static const char* kSource = R"CLC(
@@ -17,6 +18,24 @@ __kernel void conv_local(__global const float* in, __constant float* filter,
   int base = get_group_id(0) * lsz;
   for (int t = lid; t < lsz + 2 * RADIUS; t += lsz)
     tile[t] = in[clamp_index(base + t - RADIUS, n)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float acc = 0.0f;
+  for (int r = -RADIUS; r <= RADIUS; ++r) acc += filter[r + RADIUS] * tile[lid + RADIUS + r];
+  out[gid] = acc;
+}
+
+// The same convolution with the tile fetched by async_work_group_copy
+// (interior groups) and the halo loaded by hand.
+__kernel void conv_async(__global const float* in, __constant float* filter,
+                         __global float* out, int n, __local float* tile) {
+  int gid = get_global_id(0), lid = get_local_id(0), lsz = get_local_size(0);
+  int base = get_group_id(0) * lsz;
+  event_t copied = async_work_group_copy(tile + RADIUS, in + base, (size_t)lsz, 0);
+  if (lid < RADIUS) {
+    tile[lid] = in[clamp_index(base - RADIUS + lid, n)];
+    tile[lsz + RADIUS + lid] = in[clamp_index(base + lsz + lid, n)];
+  }
+  wait_group_events(1, &copied);
   barrier(CLK_LOCAL_MEM_FENCE);
   float acc = 0.0f;
   for (int r = -RADIUS; r <= RADIUS; ++r) acc += filter[r + RADIUS] * tile[lid + RADIUS + r];
@@ -77,6 +96,16 @@ int main(int argc, char** argv) {
     queue.enqueueNDRangeKernel(conv_local, cl::NullRange, cl::NDRange(n), cl::NDRange(local));
     queue.enqueueReadBuffer(dout, CL_TRUE, 0, n * sizeof(float), out.data());
     dump("conv_local", out);
+
+    cl::Kernel conv_async(program, "conv_async");
+    conv_async.setArg(0, din);
+    conv_async.setArg(1, dfilter);
+    conv_async.setArg(2, dout);
+    conv_async.setArg(3, n);
+    conv_async.setArg(4, cl::Local((local + 2 * radius) * sizeof(float)));
+    queue.enqueueNDRangeKernel(conv_async, cl::NullRange, cl::NDRange(n), cl::NDRange(local));
+    queue.enqueueReadBuffer(dout, CL_TRUE, 0, n * sizeof(float), out.data());
+    dump("conv_async", out);
 
     cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int> conv_global(program,
                                                                          "conv_global");
