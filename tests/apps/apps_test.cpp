@@ -373,6 +373,34 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
   }
 }
 
+// Kernels with global atomics must never be split, even when the scheduler
+// may not keep launches whole; their results must still match.
+TEST(AtomicsTest, AtomicKernelsRunWholeOnOneDevice) {
+  TempDir dir("apps-atomics");
+  ASSERT_FALSE(dir.path().empty());
+  AppRun native = run_app("atomics", native_env("pthread"), dir, "native");
+  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const ShimCase c{"atomics", "pthread pthread basic basic", "4dev", true, "", false, false};
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
+  const std::string trace_path = dir.path() + "/trace.csv";
+  env["LIBSPLIT_TRACE"] = trace_path;
+  AppRun shim = run_app("atomics", env, dir, "shim");
+  check_preloaded(shim);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+  EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
+  const std::set<std::string> atomic_kernels = {"histogram", "stats", "mark_seen"};
+  std::map<std::string, std::set<std::string>> devices_of_launch;
+  for (const TraceRow& row : parse_trace(read_file(trace_path)))
+    if (atomic_kernels.count(row.at("kernel")) && std::stoll(row.at("groups")) > 0)
+      devices_of_launch[row.at("launch")].insert(row.at("device"));
+  // histogram twice, stats, mark_seen: all traced, each on one device.
+  EXPECT_EQ(devices_of_launch.size(), 4u) << "atomic-kernel launches missing from the trace";
+  for (const auto& [launch, devices] : devices_of_launch)
+    EXPECT_EQ(devices.size(), 1u) << "launch " << launch << " of an atomic kernel was split";
+}
+
 std::vector<ShimCase> split_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names())
