@@ -2,7 +2,8 @@
  * Covers: 2D NDRange with a given local size, a boundary-clamped 5-point
  * stencil (halo reads across slice borders), kernel arguments swapped every
  * iteration, one read at the end plus one mid-run read of a row band with
- * clEnqueueReadBufferRect. */
+ * clEnqueueReadBufferRect, in-place edits through CL_MAP_READ|CL_MAP_WRITE
+ * and CL_MAP_WRITE_INVALIDATE_REGION maps between iterations. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -67,6 +68,34 @@ int main(int argc, char** argv) {
   }
   CHECK(clEnqueueReadBuffer(q, (ITER % 2) ? b : a, CL_TRUE, 0, sizeof grid, grid, 0, NULL, NULL));
   app_dump("grid", grid, sizeof grid);
+
+  /* Edit the current grid in place through maps (rows 10..19 read-modify-
+   * write, rows 50..59 overwritten with CL_MAP_WRITE_INVALIDATE_REGION),
+   * then iterate on. */
+  {
+    cl_mem cur = (ITER % 2) ? b : a;
+    float* rows = (float*)clEnqueueMapBuffer(q, cur, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                             10 * W * sizeof(float), 10 * W * sizeof(float), 0,
+                                             NULL, NULL, &err);
+    CHECK_ERR(err);
+    for (i = 0; i < 10 * W; ++i) rows[i] = rows[i] * 0.5f + 64.0f;
+    CHECK(clEnqueueUnmapMemObject(q, cur, rows, 0, NULL, NULL));
+    rows = (float*)clEnqueueMapBuffer(q, cur, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
+                                      50 * W * sizeof(float), 10 * W * sizeof(float), 0, NULL,
+                                      NULL, &err);
+    CHECK_ERR(err);
+    for (i = 0; i < 10 * W; ++i) rows[i] = (float)(i % 97);
+    CHECK(clEnqueueUnmapMemObject(q, cur, rows, 0, NULL, NULL));
+    for (it = ITER; it < ITER + 4; ++it) {
+      cl_mem src = (it % 2) ? b : a, dst = (it % 2) ? a : b;
+      CHECK(clSetKernelArg(k, 0, sizeof src, &src));
+      CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
+      CHECK(clEnqueueNDRangeKernel(q, k, 2, NULL, global, local, 0, NULL, NULL));
+    }
+    CHECK(clEnqueueReadBuffer(q, (ITER % 2) ? b : a, CL_TRUE, 0, sizeof grid, grid, 0, NULL,
+                              NULL));
+    app_dump("grid_after_mapped_edits", grid, sizeof grid);
+  }
 
   clReleaseMemObject(a);
   clReleaseMemObject(b);
