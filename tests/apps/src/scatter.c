@@ -5,8 +5,9 @@
  * Covers: a permutation scatter, a sparse injective scatter into a larger
  * pre-filled buffer (untouched elements must survive), a conditional write,
  * a gather with repeated indices, an iterative pointer-jumping loop (list
- * ranking, reads through data-dependent indices every round) and a counting
- * "histogram" where each work-item owns one bin. */
+ * ranking, reads through data-dependent indices every round), wrap-around
+ * reads and pair writes through helpers taking pointer offsets, and a
+ * counting "histogram" where each work-item owns one bin. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -37,6 +38,18 @@ static const char* kSource =
     "    rank_out[i] = rank[i];\n"
     "    next_out[i] = n;\n"
     "  }\n"
+    "}\n"
+    "int window_sum(__global const int* start, int len) {\n"
+    "  int s = 0;\n"
+    "  for (int k = 0; k < len; ++k) s += start[k];\n"
+    "  return s;\n"
+    "}\n"
+    "void store_pair(__global int* at, int a, int b) { at[0] = a; at[1] = b; }\n"
+    "__kernel void rotate_window(__global const int* in, __global int* out, int n, int shift) {\n"
+    "  int i = get_global_id(0);\n"
+    "  int src = (i + shift) % n;\n"
+    "  int len = min(4, n - src);\n"
+    "  store_pair(out + 2 * i, in[src], window_sum(in + src, len));\n"
     "}\n"
     "__kernel void count_bins(__global const int* keys, int n, __global int* bins) {\n"
     "  int b = get_global_id(0), c = 0;\n"
@@ -163,6 +176,22 @@ int main(int argc, char** argv) {
   }
   CHECK(clEnqueueReadBuffer(q, brank[1], CL_TRUE, 0, sizeof rank, rank, 0, NULL, NULL));
   app_dump("list_rank", rank, sizeof rank);
+
+  /* Wrap-around reads through helpers taking pointer offsets; each
+   * work-item writes a pair of elements through a helper. */
+  {
+    cl_int shift = N / 3 + 5;
+    cl_kernel rotate = clCreateKernel(prog, "rotate_window", &err);
+    CHECK_ERR(err);
+    CHECK(clSetKernelArg(rotate, 0, sizeof bin, &bin));
+    CHECK(clSetKernelArg(rotate, 1, sizeof bbig, &bbig));
+    CHECK(clSetKernelArg(rotate, 2, sizeof n, &n));
+    CHECK(clSetKernelArg(rotate, 3, sizeof shift, &shift));
+    CHECK(clEnqueueNDRangeKernel(q, rotate, 1, NULL, &global, &local, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q, bbig, CL_TRUE, 0, BIG * sizeof(cl_int), out, 0, NULL, NULL));
+    app_dump("rotated_windows", out, BIG * sizeof(cl_int));
+    clReleaseKernel(rotate);
+  }
 
   bbins = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof bins, NULL, &err);
   CHECK_ERR(err);
