@@ -166,7 +166,8 @@ int iterative(Cl& cl) {
   cl_mem y = cl.buffer(CL_MEM_READ_WRITE, n * 4);
   CHECK(clSetKernelArg(k, 2, sizeof n, &n));
   size_t global = n, local = 32;
-  for (int it = 0; it < 12; ++it) {
+  const int iters = getenv("RT_APP_ITERS") ? atoi(getenv("RT_APP_ITERS")) : 12;
+  for (int it = 0; it < iters; ++it) {
     CHECK(clSetKernelArg(k, 0, sizeof x, &x));
     CHECK(clSetKernelArg(k, 1, sizeof y, &y));
     CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
