@@ -77,6 +77,8 @@ void print(const char* label, const std::vector<T>& v) {
   printf(" n=%zu fnv=%016llx first=", v.size(), static_cast<unsigned long long>(h));
   for (size_t i = 0; i < v.size() && i < 6; ++i) printf("%s ", std::to_string(v[i]).c_str());
   printf("\n");
+  if (getenv("RT_APP_DUMP"))  // every value, for bisecting a difference
+    for (size_t i = 0; i < v.size(); ++i) printf("%s[%zu] = %a\n", label, i, static_cast<double>(v[i]));
 }
 
 const char* kVecAdd = R"(
