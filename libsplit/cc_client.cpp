@@ -104,7 +104,12 @@ CcResult run_cc(const std::string& cc, const std::string& source, const std::str
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, cc.c_str(), &actions, nullptr, argv.data(), environ);
+  // The compiler does not need the shim preloaded into it.
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) envp.push_back(*e);
+  envp.push_back(nullptr);
+  int rc = posix_spawn(&pid, cc.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   int status = 0;
   if (rc == 0) {
