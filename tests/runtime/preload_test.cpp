@@ -18,6 +18,7 @@ using rt_test::run_child;
 namespace {
 
 const std::string kTwoDevices = "pthread basic";
+constexpr int CL_INVALID_OPERATION_CODE = -59;
 const std::string kFourDevices = "pthread pthread basic basic";
 
 bool exists(const std::string& p) { return access(p.c_str(), X_OK) == 0; }
@@ -146,6 +147,19 @@ TEST(Preload, ChunkSchedulersRunDynamicallyAndMatchNative) {
       EXPECT_NE(r.err.find("(dynamic)"), std::string::npos) << r.err;
     }
   }
+}
+
+TEST(Preload, UnsupportedEntryPointsFailCleanly) {
+  auto r = run_child({RT_APP, "unsupported"}, shim_env(kTwoDevices, false));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string invalid_operation = std::to_string(CL_INVALID_OPERATION_CODE);
+  EXPECT_EQ(r.out,
+            "clCreateImage = " + invalid_operation + " null=1\n"
+            "clSVMAlloc null=1\n"
+            "clCreateSampler = " + invalid_operation + " null=1\n"
+            "clCreatePipe = " + invalid_operation + " null=1\n"
+            "clGetSupportedImageFormats = " + invalid_operation + "\n"
+            "extension lookup: known=1 unknown_null=1\n");
 }
 
 TEST(Preload, GroupQueriesRunWholeWithoutTheCompiler) {

@@ -497,6 +497,36 @@ int bench(Cl& cl) {
   return 0;
 }
 
+// Entry points libsplit refuses while splitting: the codes they return (the
+// test expects CL_INVALID_OPERATION under the shim, and no crash).
+int unsupported(Cl& cl) {
+  cl_int err = 0;
+  cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
+  cl_image_desc desc = {};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = 16;
+  desc.image_height = 16;
+  cl_mem image = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+  printf("clCreateImage = %d null=%d\n", err, image == nullptr);
+  if (image) clReleaseMemObject(image);
+  void* svm = clSVMAlloc(cl.ctx, CL_MEM_READ_WRITE, 1024, 0);
+  printf("clSVMAlloc null=%d\n", svm == nullptr);
+  if (svm) clSVMFree(cl.ctx, svm);
+  cl_sampler sampler = clCreateSampler(cl.ctx, CL_FALSE, CL_ADDRESS_NONE, CL_FILTER_NEAREST, &err);
+  printf("clCreateSampler = %d null=%d\n", err, sampler == nullptr);
+  if (sampler) clReleaseSampler(sampler);
+  cl_mem pipe = clCreatePipe(cl.ctx, CL_MEM_READ_WRITE, 4, 16, nullptr, &err);
+  printf("clCreatePipe = %d null=%d\n", err, pipe == nullptr);
+  if (pipe) clReleaseMemObject(pipe);
+  cl_uint formats = 0;
+  printf("clGetSupportedImageFormats = %d\n",
+         clGetSupportedImageFormats(cl.ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &formats));
+  void* fn = clGetExtensionFunctionAddressForPlatform(cl.platform, "clCreateBuffer");
+  void* none = clGetExtensionFunctionAddressForPlatform(cl.platform, "clNoSuchFunctionKHR");
+  printf("extension lookup: known=%d unknown_null=%d\n", fn != nullptr, none == nullptr);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -516,6 +546,7 @@ int main(int argc, char** argv) {
   if (s == "events") return events(cl);
   if (s == "errors") return errors(cl);
   if (s == "bench") return bench(cl);
+  if (s == "unsupported") return unsupported(cl);
   fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }
