@@ -17,6 +17,8 @@ bash "$root/scripts/build.sh"
 
 if [ -z "${POCL_DEVICES:-}" ] && ! clinfo -l 2>/dev/null | grep -qiv -e pthread -e basic -e platform; then
   export POCL_DEVICES="pthread basic"
+  echo "No GPU found: PoCL exposes two CPU devices (pthread, basic). Both share this"
+  echo "machine's cores, so the demo shows the mechanics and the convergence, not a speed-up."
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
