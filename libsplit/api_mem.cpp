@@ -3,6 +3,7 @@
 // to devices (launch.cpp).
 #include "api.h"
 #include "buffer_data.h"
+#include "deferred_writes.h"
 #include "queue.h"
 #include "real_api.h"
 #include "runtime.h"
@@ -231,7 +232,10 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
   return enqueue(q, CL_COMMAND_WRITE_BUFFER, n, waits, ev, blocking, [=] {
     (void)hold;
     Range r = root_range(m, offset, size);
-    std::memmove(m->store->shadow + r.begin, ptr, size);
+    if (runtime().controls.deferred_writes)
+      deferred_write(*m->store, r.begin, ptr, size);
+    else
+      std::memmove(m->store->shadow + r.begin, ptr, size);
     wrote_host(*m->store, r);
     return CL_SUCCESS;
   });

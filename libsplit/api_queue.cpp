@@ -1,5 +1,6 @@
 // Command queues, events, markers, barriers, flush and finish.
 #include "api.h"
+#include "deferred_writes.h"
 #include "queue.h"
 #include "runtime.h"
 
@@ -91,6 +92,11 @@ bool complete_ok(cl_event e) {
 
 cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, const cl_event* waits,
                cl_event* out_event, bool blocking, std::function<cl_int()> run) {
+  if (runtime().controls.deferred_writes && type != CL_COMMAND_WRITE_BUFFER && run)
+    run = [inner = std::move(run)] {
+      deferred_flush_all();
+      return inner();
+    };
   cl_event e = new_event(q->context, q, type);
   if (out_event) {
     retain(e);

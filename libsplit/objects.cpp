@@ -1,5 +1,6 @@
 #include "objects.h"
 
+#include "deferred_writes.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -10,6 +11,7 @@
 namespace libsplit {
 
 BufferStore::~BufferStore() {
+  deferred_flush_store(*this);
   for (auto& [key, m] : dev_sub) real().clReleaseMemObject(m);
   for (cl_mem m : dev_mem)
     if (m) real().clReleaseMemObject(m);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -227,6 +228,10 @@ EnvChanges shim_env(const ShimCase& c, const std::string& cache_dir) {
   env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
 #endif
   if (c.no_compiler) env["LIBSPLIT_CC"] = cache_dir + "/no-such-libsplit-cc";
+  // Passed on from the caller, so that the whole suite can be run with the
+  // opt-in deferred writes (LIBSPLIT_DEFERRED_WRITES=1 ctest -L apps).
+  if (const char* deferred = getenv("LIBSPLIT_DEFERRED_WRITES"))
+    env["LIBSPLIT_DEFERRED_WRITES"] = deferred;
   return env;
 }
 
@@ -440,6 +445,35 @@ TEST(ImagesTest, ImagesRefusedCleanly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Split, SplitTest, ::testing::ValuesIn(split_cases()), shim_name);
+
+// LIBSPLIT_DEFERRED_WRITES=1 on 2 devices: the wprotect app reuses its source
+// arrays right after blocking writes (the kernels must see the data as of the
+// write: same output as native), relies on its own SIGSEGV handler for an
+// unrelated PROT_NONE page (the shim's handler must chain to it), and the log
+// shows that a deferred write was really trapped by the protection.
+TEST(DeferredWritesTest, ReusedSourcesTrappedAndAppHandlerChained) {
+  TempDir dir("apps-deferred");
+  ASSERT_FALSE(dir.path().empty());
+  AppRun native = run_app("wprotect", native_env("pthread"), dir, "native");
+  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const ShimCase c{"wprotect", "pthread basic", "2dev", true, "", false, false};
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
+  env["LIBSPLIT_DEFERRED_WRITES"] = "1";
+  env["LIBSPLIT_LOG"] = "2";
+  AppRun shim = run_app("wprotect", env, dir, "shim");
+  check_preloaded(shim);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+  EXPECT_TRUE(native.output == shim.output)
+      << first_difference(native.output, shim.output) << "\n--- shim stderr ---\n"
+      << tail(shim.process.err);
+  EXPECT_NE(shim.process.out.find("app_handler_runs = 1"), std::string::npos) << describe(shim);
+  EXPECT_NE(shim.process.err.find("bytes write-protected, copy deferred"), std::string::npos)
+      << describe(shim);
+  EXPECT_NE(shim.process.err.find("libsplit: deferred write trapped"), std::string::npos)
+      << describe(shim);
+}
 
 #endif  // LIBSPLIT_SHIM_PATH
 
