@@ -241,19 +241,33 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
   });
 }
 
+// The checks clEnqueueRead/WriteBufferRect share, in the native order: queue,
+// buffer, host pointer, both rectangles, buffer bounds.
+static cl_int check_rect_transfer(cl_command_queue q, cl_mem m, const void* ptr,
+                                  const size_t* buffer_origin, const size_t* host_origin,
+                                  const size_t* region, size_t buffer_row_pitch,
+                                  size_t buffer_slice_pitch, size_t host_row_pitch,
+                                  size_t host_slice_pitch, Rect* b, Rect* h) {
+  if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
+  if (cl_int err = check_buffer(q, m)) return err;
+  if (!ptr) return CL_INVALID_VALUE;
+  if (cl_int err = make_rect(buffer_origin, region, buffer_row_pitch, buffer_slice_pitch, b)) return err;
+  if (cl_int err = make_rect(host_origin, region, host_row_pitch, host_slice_pitch, h)) return err;
+  if (b->end() > m->size) return CL_INVALID_VALUE;
+  return CL_SUCCESS;
+}
+
 cl_int clEnqueueReadBufferRect(cl_command_queue q, cl_mem m, cl_bool blocking,
                                const size_t* buffer_origin, const size_t* host_origin,
                                const size_t* region, size_t buffer_row_pitch,
                                size_t buffer_slice_pitch, size_t host_row_pitch,
                                size_t host_slice_pitch, void* ptr, cl_uint n,
                                const cl_event* waits, cl_event* ev) {
-  if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
-  if (cl_int err = check_buffer(q, m)) return err;
   Rect b, h;
-  if (!ptr) return CL_INVALID_VALUE;
-  if (cl_int err = make_rect(buffer_origin, region, buffer_row_pitch, buffer_slice_pitch, &b)) return err;
-  if (cl_int err = make_rect(host_origin, region, host_row_pitch, host_slice_pitch, &h)) return err;
-  if (b.end() > m->size) return CL_INVALID_VALUE;
+  if (cl_int err = check_rect_transfer(q, m, ptr, buffer_origin, host_origin, region,
+                                       buffer_row_pitch, buffer_slice_pitch, host_row_pitch,
+                                       host_slice_pitch, &b, &h))
+    return err;
   if (!host_may_read(m)) return CL_INVALID_OPERATION;
   if (cl_int err = check_queue_and_waits(q, n, waits)) return err;
   auto hold = std::make_shared<Retained>();
@@ -272,13 +286,11 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue q, cl_mem m, cl_bool blocking,
                                 size_t buffer_slice_pitch, size_t host_row_pitch,
                                 size_t host_slice_pitch, const void* ptr, cl_uint n,
                                 const cl_event* waits, cl_event* ev) {
-  if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
-  if (cl_int err = check_buffer(q, m)) return err;
   Rect b, h;
-  if (!ptr) return CL_INVALID_VALUE;
-  if (cl_int err = make_rect(buffer_origin, region, buffer_row_pitch, buffer_slice_pitch, &b)) return err;
-  if (cl_int err = make_rect(host_origin, region, host_row_pitch, host_slice_pitch, &h)) return err;
-  if (b.end() > m->size) return CL_INVALID_VALUE;
+  if (cl_int err = check_rect_transfer(q, m, ptr, buffer_origin, host_origin, region,
+                                       buffer_row_pitch, buffer_slice_pitch, host_row_pitch,
+                                       host_slice_pitch, &b, &h))
+    return err;
   if (!host_may_write(m)) return CL_INVALID_OPERATION;
   if (cl_int err = check_queue_and_waits(q, n, waits)) return err;
   auto hold = std::make_shared<Retained>();
