@@ -117,6 +117,26 @@ cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const LaunchSpec& spec, u
   return real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, loc, 0, nullptr, event);
 }
 
+// One LIBSPLIT_TRACE row: a chunk of a launch and what it cost (seconds in,
+// milliseconds out, as the CSV documents).
+SubKernelRow trace_row(uint64_t launch, const std::string& kernel, unsigned device,
+                       unsigned split_dim, const sched::Chunk& chunk, uint64_t total_groups,
+                       double kernel_s, double transfer_s, double predicted_s) {
+  SubKernelRow row;
+  row.launch = launch;
+  row.kernel = kernel;
+  row.device = device;
+  row.split_dim = split_dim;
+  row.first_group = chunk.first_group;
+  row.groups = chunk.group_count;
+  row.total_groups = total_groups;
+  row.ms_kernel = kernel_s * 1e3;
+  row.ms_transfer = transfer_s * 1e3;
+  row.granularity = static_cast<double>(chunk.group_count) / static_cast<double>(total_groups);
+  row.predicted_ms = predicted_s * 1e3;
+  return row;
+}
+
 bool chunk_scheduler(std::string_view name) {
   return name == "dynamic" || name == "hguided" || name == "autotune";
 }
@@ -278,19 +298,8 @@ cl_int execute_dynamic(Runtime& rt, cl_kernel k, const LaunchSpec& spec,
       ChunkRun& r = w.runs[i];
       kern += r.seconds, xfer += w.transfer[i], groups += r.chunk.group_count;
       timings.push_back({r.chunk, r.seconds, w.transfer[i]});
-      SubKernelRow row;
-      row.launch = launch_id;
-      row.kernel = k->name;
-      row.device = d;
-      row.split_dim = dim;
-      row.first_group = r.chunk.first_group;
-      row.groups = r.chunk.group_count;
-      row.total_groups = total_groups;
-      row.ms_kernel = r.seconds * 1e3;
-      row.ms_transfer = w.transfer[i] * 1e3;
-      row.granularity = static_cast<double>(r.chunk.group_count) / static_cast<double>(total_groups);
-      row.predicted_ms = plan.predicted_seconds(d) * 1e3;
-      rt.tracer->row(row);
+      rt.tracer->row(trace_row(launch_id, k->name, d, dim, r.chunk, total_groups, r.seconds,
+                               w.transfer[i], plan.predicted_seconds(d)));
     }
     line << " | dev" << d << " " << groups << " groups in " << w.runs.size() << " chunks " << ms(kern)
          << " ms +" << ms(xfer) << " ms xfer " << w.moved.bytes_to_device << " B in";
@@ -586,19 +595,9 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
       line << " | dev" << d << " " << groups << " groups " << ms(kern) << " ms +" << ms(transfer_seconds[d]) << " ms xfer "
            << moved[d].bytes_to_device << " B in";
       for (auto& r : runs[d]) {
-        SubKernelRow row;
-        row.launch = launch_id;
-        row.kernel = k->name;
-        row.device = d;
-        row.split_dim = dim;
-        row.first_group = r.chunk.first_group;
-        row.groups = r.chunk.group_count;
-        row.total_groups = total_groups;
-        row.ms_kernel = r.seconds * 1e3;
-        row.ms_transfer = &r == &runs[d].front() ? transfer_seconds[d] * 1e3 : 0;
-        row.granularity = static_cast<double>(r.chunk.group_count) / static_cast<double>(total_groups);
-        row.predicted_ms = plan ? plan->predicted_seconds(d) * 1e3 : 0;
-        rt.tracer->row(row);
+        rt.tracer->row(trace_row(launch_id, k->name, d, dim, r.chunk, total_groups, r.seconds,
+                                 &r == &runs[d].front() ? transfer_seconds[d] : 0,
+                                 plan ? plan->predicted_seconds(d) : 0));
       }
     }
     bool any_merge = false;
