@@ -182,6 +182,20 @@ double bench_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+double bench_time_kernel(const bench_cl* cl, cl_kernel kernel, cl_uint dims,
+                         const size_t* global, const size_t* local, int iters,
+                         double* iter_ms) {
+  double start = bench_now_ms();
+  for (int it = 0; it < iters; ++it) {
+    double t0 = bench_now_ms();
+    BENCH_CL(clEnqueueNDRangeKernel(cl->queue, kernel, dims, NULL, global, local, 0, NULL,
+                                    NULL));
+    BENCH_CL(clFinish(cl->queue));
+    iter_ms[it] = bench_now_ms() - t0;
+  }
+  return bench_now_ms() - start;
+}
+
 void bench_fill(float* data, size_t n, unsigned seed, float lo, float hi) {
   // 32-bit LCG (Numerical Recipes constants), top 24 bits as the fraction.
   unsigned state = seed * 2654435761u + 12345u;

@@ -76,6 +76,13 @@ size_t bench_round_up(size_t n, size_t m);
 // Monotonic wall clock in milliseconds.
 double bench_now_ms(void);
 
+// The timed loop of the one-kernel apps: `iters` launches of `kernel`, each
+// followed by clFinish; iter_ms[i] gets launch i's wall time. Returns the
+// wall time of the whole loop.
+double bench_time_kernel(const bench_cl* cl, cl_kernel kernel, cl_uint dims,
+                         const size_t* global, const size_t* local, int iters,
+                         double* iter_ms);
+
 // Deterministic pseudo-random floats in [lo, hi).
 void bench_fill(float* data, size_t n, unsigned seed, float lo, float hi);
 

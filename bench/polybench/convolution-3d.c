@@ -44,14 +44,7 @@ int main(int argc, char** argv) {
   const size_t local[3] = {32, 4, 2};
   const size_t global[3] = {bench_round_up(nk, 32), bench_round_up(nj, 4), bench_round_up(ni, 2)};
   double* iter_ms = malloc(opts.iters * sizeof(double));
-  double start = bench_now_ms();
-  for (int it = 0; it < opts.iters; ++it) {
-    double t0 = bench_now_ms();
-    BENCH_CL(clEnqueueNDRangeKernel(cl.queue, kernel, 3, NULL, global, local, 0, NULL, NULL));
-    BENCH_CL(clFinish(cl.queue));
-    iter_ms[it] = bench_now_ms() - t0;
-  }
-  double total_ms = bench_now_ms() - start;
+  double total_ms = bench_time_kernel(&cl, kernel, 3, global, local, opts.iters, iter_ms);
   BENCH_CL(clEnqueueReadBuffer(cl.queue, buf_out, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
 
   int ok = 1;

@@ -50,14 +50,7 @@ int main(int argc, char** argv) {
   const size_t local[2] = {16, 16};
   const size_t global[2] = {bench_round_up(n, 16), bench_round_up(n, 16)};
   double* iter_ms = malloc(opts.iters * sizeof(double));
-  double start = bench_now_ms();
-  for (int it = 0; it < opts.iters; ++it) {
-    double t0 = bench_now_ms();
-    BENCH_CL(clEnqueueNDRangeKernel(cl.queue, k, 2, NULL, global, local, 0, NULL, NULL));
-    BENCH_CL(clFinish(cl.queue));
-    iter_ms[it] = bench_now_ms() - t0;
-  }
-  double total_ms = bench_now_ms() - start;
+  double total_ms = bench_time_kernel(&cl, k, 2, global, local, opts.iters, iter_ms);
   BENCH_CL(clEnqueueReadBuffer(cl.queue, buf_out, CL_TRUE, 0, (size_t)n * n * sizeof(float), out, 0, NULL, NULL));
 
   int ok = 1;
