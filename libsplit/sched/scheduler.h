@@ -28,6 +28,9 @@ struct LaunchKey {
   uint64_t global[3] = {1, 1, 1};
   uint64_t local[3] = {1, 1, 1};
   unsigned split_dim = 0;
+  // The runtime device the app's queue targets: what the app alone would
+  // have run the launch on (the no-regret baseline).
+  unsigned home = 0;
   bool operator==(const LaunchKey&) const = default;
 };
 
@@ -62,6 +65,13 @@ class LaunchPlan {
   // covers [0, numgroups) on this device, and the runtime may run the
   // original kernel whole there (no sub-buffers, no region transfers).
   virtual std::optional<unsigned> whole_device() const { return std::nullopt; }
+  // Speculative chunks (issue "never slower"): each runs on its device in
+  // addition to the real work, on private scratch copies of the buffers it
+  // writes (never visible to the app); the launch does not wait for them.
+  // Their timings come back through Scheduler::report_probe, possibly after
+  // later launches were planned. At most one per device, never on a device
+  // that also has real work in this plan.
+  virtual std::vector<Chunk> probes() const { return {}; }
 };
 
 class Scheduler {
@@ -71,6 +81,11 @@ class Scheduler {
   virtual std::unique_ptr<LaunchPlan> plan(const LaunchKey& key, uint64_t numgroups) = 0;
   // Called once per launch, after every chunk of its plan completed.
   virtual void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) = 0;
+  // A probe's outcome, exactly once per probe handed out: `seconds` = its
+  // kernel time on its device (<= 0: it could not run there, e.g. the
+  // device failed or lacked memory), `transfer_seconds` = the time the
+  // runtime spent staging its inputs on the app's critical path.
+  virtual void report_probe(const LaunchKey& /*key*/, const ChunkTiming& /*timing*/) {}
 };
 
 // Knobs of the schedulers. from_environment() reads the LIBSPLIT_* variables
