@@ -121,13 +121,8 @@ cl_int clBuildProgram(cl_program p, cl_uint num_devices, const cl_device_id* dev
   if (err == CL_SUCCESS) {
     std::lock_guard exec(runtime().exec_mutex);
     p->options = options ? options : "";
-    for (cl_program pp : p->per_platform)
-      if (pp) real().clReleaseProgram(pp);
-    p->per_platform.clear();
-    p->mode = _cl_program::Mode::Unprepared;
-    // Prepare now (libsplit-cc, per-platform builds) rather than inside the
-    // app's first launch.
-    prepare_program(p);
+    // libsplit-cc and the per-platform builds start now, off the app's path.
+    start_preparation(p);
   }
   if (notify) notify(p, user_data);
   return err;
@@ -410,7 +405,7 @@ cl_program clLinkProgram(cl_context ctx, cl_uint num_devices, const cl_device_id
     p->from_source = true;
     p->options = global_options;
     std::lock_guard exec(runtime().exec_mutex);
-    prepare_program(p);
+    start_preparation(p);
   }
   if (notify) notify(p, user_data);
   return p;

@@ -1,5 +1,6 @@
 // Command queues, events, markers, barriers, flush and finish.
 #include "api.h"
+#include "completion.h"
 #include "deferred_writes.h"
 #include "queue.h"
 #include "runtime.h"
@@ -31,9 +32,8 @@ void worker_loop(cl_command_queue q) {
       status = c.run ? c.run() : CL_SUCCESS;
     }
     c.run = nullptr;  // drops retained objects
-    set_event_status(c.event, status == CL_SUCCESS ? CL_COMPLETE : (status < 0 ? status : -status));
+    finish_command(q, c.event, status);
     for (cl_event w : c.waits) release(w);
-    release(c.event);
     {
       std::lock_guard lock(q->mutex);
       --q->in_flight;
@@ -119,14 +119,16 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
       cl_int status = run ? run() : CL_SUCCESS;
       run = nullptr;
       exec.unlock();
-      cl_int final_status = status == CL_SUCCESS ? CL_COMPLETE : (status < 0 ? status : -status);
-      set_event_status(e, final_status);
-      release(e);
+      if (blocking) retain(e);
+      finish_command(q, e, status);
       lock.lock();
       --q->in_flight;
       lock.unlock();
       q->idle_cv.notify_all();
-      return final_status < 0 && blocking ? final_status : CL_SUCCESS;
+      if (!blocking) return CL_SUCCESS;
+      cl_int final_status = wait_event(e);
+      release(e);
+      return final_status < 0 ? final_status : CL_SUCCESS;
     }
   }
   _cl_command_queue::Command c;
@@ -219,7 +221,7 @@ cl_int clFlush(cl_command_queue q) {
 cl_int clFinish(cl_command_queue q) {
   if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
   std::unique_lock lock(q->mutex);
-  q->idle_cv.wait(lock, [&] { return q->in_flight == 0; });
+  q->idle_cv.wait(lock, [&] { return q->in_flight == 0 && !has_pending_completions(q); });
   return CL_SUCCESS;
 }
 

@@ -1,59 +1,19 @@
 // clEnqueueNDRangeKernel: validation at enqueue; at execution the launch is
-// cut into chunks of whole work-groups along one dimension (the scheduler
-// says how many per device), each device receives the bytes its chunks read,
-// runs its sub-launches, and the written bytes are marked valid on the
-// writing device; buffers whose written bytes are unknown or overlap between
-// devices are diff-merged against their pre-launch contents.
+// described once (arguments, summary, split dimension), the scheduler plans
+// it, and one stage runs it (launch.h lists the stages).
+#include "launch.h"
+
 #include "api.h"
-#include "buffer_data.h"
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
-#include "runtime.h"
-#include "trace.h"
-
-#include "libsplit/split_plan.h"
 
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <sstream>
-#include <chrono>
-#include <thread>
 
 namespace libsplit {
 
 namespace {
-
-struct LaunchSpec {
-  unsigned dims = 1;
-  uint64_t offset[3] = {0, 0, 0}, global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
-  bool uniform = true;  // global % local == 0 in every dimension
-};
-
-struct ChunkRun {
-  sched::Chunk chunk;
-  cl_event event = nullptr;
-  double seconds = 0;
-  cl_ulong start = 0, end = 0;
-};
-
-// One app buffer argument of the launch.
-struct BufferArg {
-  unsigned index;
-  cl_mem mem;
-  bool reads = true, writes = true;
-  const ArgSummary* summary = nullptr;
-};
-
-// What a launch does to one root store.
-struct StoreUse {
-  BufferStore* store = nullptr;
-  Range hull{~uint64_t(0), 0};
-  bool written = false, merge = false;
-  std::vector<IntervalSet> needed, wrote;  // per device
-  std::vector<bool> wrote_unknown;         // per device: whole hull written
-};
 
 int64_t scalar_value(const ArgValue& a, const ArgSummary* s) {
   int64_t v = 0;
@@ -68,273 +28,33 @@ int64_t scalar_value(const ArgValue& a, const ArgSummary* s) {
   return v;
 }
 
-std::string ms(double s) {
-  char b[32];
-  snprintf(b, sizeof b, "%.3f", s * 1e3);
-  return b;
-}
-
-
-cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned d) {
-  cl_int err = CL_SUCCESS;
-  for (unsigned i = 0; i < args.size(); ++i) {
-    const ArgValue& a = args[i];
-    switch (a.kind) {
-      case ArgValue::Kind::Mem: {
-        cl_mem m = a.mem ? device_arg(a.mem, d, &err) : nullptr;
-        if (a.mem && !m) return err;
-        err = real().clSetKernelArg(dk, i, sizeof(cl_mem), &m);
-        break;
-      }
-      case ArgValue::Kind::Local: err = real().clSetKernelArg(dk, i, a.local_size, nullptr); break;
-      case ArgValue::Kind::Bytes: err = real().clSetKernelArg(dk, i, a.bytes.size(), a.bytes.data()); break;
-      case ArgValue::Kind::Unset: err = CL_INVALID_KERNEL_ARGS; break;
-    }
-    if (err != CL_SUCCESS) return err;
-  }
-  return CL_SUCCESS;
-}
-
-cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const LaunchSpec& spec, unsigned dim,
-                    const sched::Chunk& c, bool with_ctx, uint64_t total_groups, size_t nargs,
-                    cl_event* event) {
-  size_t off[3], glob[3], loc[3];
-  for (unsigned i = 0; i < spec.dims; ++i) off[i] = spec.offset[i], glob[i] = spec.global[i], loc[i] = spec.local[i];
-  if (spec.uniform) {
-    off[dim] = spec.offset[dim] + c.first_group * spec.local[dim];
-    glob[dim] = c.group_count * spec.local[dim];
-  }
-  if (with_ctx) {
-    cl_ulong4 ctx;
-    ctx.s[0] = dim;
-    ctx.s[1] = c.first_group;
-    // Non-uniform launches (run whole) count the partial last group.
-    ctx.s[2] = spec.uniform ? total_groups
-                            : (spec.global[dim] + spec.local[dim] - 1) / spec.local[dim];
-    ctx.s[3] = spec.offset[dim];
-    if (cl_int err = real().clSetKernelArg(dk, static_cast<cl_uint>(nargs), sizeof ctx, &ctx)) return err;
-  }
-  return real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, loc, 0, nullptr, event);
-}
-
-// One LIBSPLIT_TRACE row: a chunk of a launch and what it cost (seconds in,
-// milliseconds out, as the CSV documents).
-SubKernelRow trace_row(uint64_t launch, const std::string& kernel, unsigned device,
-                       unsigned split_dim, const sched::Chunk& chunk, uint64_t total_groups,
-                       double kernel_s, double transfer_s, double predicted_s) {
-  SubKernelRow row;
-  row.launch = launch;
-  row.kernel = kernel;
-  row.device = device;
-  row.split_dim = split_dim;
-  row.first_group = chunk.first_group;
-  row.groups = chunk.group_count;
-  row.total_groups = total_groups;
-  row.ms_kernel = kernel_s * 1e3;
-  row.ms_transfer = transfer_s * 1e3;
-  row.granularity = static_cast<double>(chunk.group_count) / static_cast<double>(total_groups);
-  row.predicted_ms = predicted_s * 1e3;
-  return row;
-}
-
 bool chunk_scheduler(std::string_view name) {
   return name == "dynamic" || name == "hguided" || name == "autotune";
 }
 
-// Chunk schedulers (dynamic, hguided, autotune) hand out packages as devices
-// become idle: one host thread per device asks for its next chunk, brings
-// the chunk's regions, runs it, and records what it wrote. Only used when
-// every written region is known and the slices' writes do not overlap, so
-// no merge can be needed; the written bytes are marked at the end.
-cl_int execute_dynamic(Runtime& rt, cl_kernel k, const LaunchSpec& spec,
-                       const std::vector<ArgValue>& args, const NDRange& nd, unsigned dim,
-                       uint64_t total_groups, const std::vector<std::optional<int64_t>>& scalars,
-                       const std::vector<BufferArg>& buffers, sched::LaunchPlan& plan,
-                       const sched::LaunchKey& key, uint64_t launch_id) {
-  const unsigned ndev = static_cast<unsigned>(rt.devices.size());
-  struct DeviceWork {
-    cl_kernel kernel = nullptr;
-    std::vector<ChunkRun> runs;
-    std::vector<double> transfer;  // per run
-    TransferStats moved;
-    std::map<BufferStore*, IntervalSet> wrote;
-    std::map<BufferStore*, bool> wrote_unknown;
-  };
-  std::vector<DeviceWork> work(ndev);
-  for (unsigned d = 0; d < ndev; ++d) {
-    cl_int err = CL_SUCCESS;
-    work[d].kernel = device_kernel(k, d, &err);
-    if (!work[d].kernel) return err;
-    if ((err = set_device_args(work[d].kernel, args, d))) return err;
-  }
-  // One host thread drives every device (PoCL is not safe with kernels
-  // enqueued from several threads at once): hand a chunk to each idle
-  // device, then poll for the first to finish.
-  struct Busy {
-    ChunkRun run;
-    double transfer = 0;
-    cl_ulong host_start = 0;
-  };
-  std::vector<std::optional<Busy>> busy(ndev);
-  std::vector<bool> done(ndev, false);
-  auto start_chunk = [&](unsigned d, const sched::Chunk& c) -> cl_int {
-    DeviceWork& w = work[d];
-    cl_command_queue dq = rt.devices[d].queue;
-    Slice slice{dim, c.first_group, c.group_count};
-    EvalEnv env = slice_env(nd, slice, scalars);
-    std::map<BufferStore*, IntervalSet> needed;
-    for (const BufferArg& b : buffers) {
-      BufferStore* st = b.mem->store.get();
-      Range whole = root_range(b.mem, 0, b.mem->size);
-      auto add = [&](const std::optional<std::vector<ByteRange>>& rs, IntervalSet& into) {
-        if (!rs) return false;
-        for (auto& br : *rs) into.add({whole.begin + br.begin, whole.begin + br.end});
-        return true;
-      };
-      if (b.reads && !add(evaluate_region(b.summary->read_region, env, b.mem->size), needed[st]))
-        needed[st].add(whole);
-      if (b.writes) {
-        IntervalSet written;
-        if (add(evaluate_region(b.summary->write_region, env, b.mem->size), written)) {
-          for (const Range& r : written.ranges()) needed[st].add(r), w.wrote[st].add(r);
-        } else {
-          needed[st].add(whole);
-          w.wrote_unknown[st] = true;
-        }
-      }
-    }
-    cl_ulong t0 = now_ns();
-    for (auto& [st, set] : needed)
-      for (const Range& r : set.ranges()) {
-        if (cl_int err = stage_for_device(*st, d, r, &w.moved)) return err;
-        if (cl_int err = ensure_device(*st, d, r, &w.moved)) return err;
-      }
-    Busy b;
-    b.run.chunk = c;
-    b.host_start = now_ns();
-    b.transfer = (b.host_start - t0) * 1e-9;
-    if (cl_int err = launch_chunk(dq, w.kernel, spec, dim, c, true, total_groups, args.size(), &b.run.event))
-      return err;
-    real().clFlush(dq);
-    busy[d] = b;
-    return CL_SUCCESS;
-  };
-  cl_int failure = CL_SUCCESS;
-  for (;;) {
-    for (unsigned d = 0; d < ndev && !failure; ++d) {
-      while (!busy[d] && !done[d]) {
-        auto c = plan.next(d);
-        if (!c) {
-          done[d] = true;
-        } else if (c->group_count) {
-          c->device = d;
-          failure = start_chunk(d, *c);
-          break;
-        }
-      }
-    }
-    bool any_busy = false;
-    for (auto& b : busy) any_busy |= b.has_value();
-    if (!any_busy) break;
-    // Wait for the first busy device to finish (short polls).
-    for (bool finished = false; !finished;) {
-      for (unsigned d = 0; d < ndev; ++d) {
-        if (!busy[d]) continue;
-        cl_int st = CL_QUEUED;
-        real().clGetEventInfo(busy[d]->run.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-        if (st > CL_COMPLETE) continue;
-        finished = true;
-        ChunkRun run = busy[d]->run;
-        if (st < 0 && !failure) failure = st;
-        real().clGetEventProfilingInfo(run.event, CL_PROFILING_COMMAND_START, sizeof run.start, &run.start, nullptr);
-        real().clGetEventProfilingInfo(run.event, CL_PROFILING_COMMAND_END, sizeof run.end, &run.end, nullptr);
-        real().clReleaseEvent(run.event);
-        run.event = nullptr;
-        run.seconds = run.end > run.start ? (run.end - run.start) * 1e-9 : 0;
-        cl_ulong t2 = now_ns();
-        rt.tracer->span(k->name, "kernel", d, t2 - (run.end - run.start), t2);
-        work[d].runs.push_back(run);
-        work[d].transfer.push_back(busy[d]->transfer);
-        busy[d].reset();
-        if (failure) done[d] = true;
-      }
-      if (!finished) std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-    if (failure) {
-      for (unsigned d = 0; d < ndev; ++d) done[d] = true;
-    }
-  }
-  if (failure) return failure;
-
-  // Written bytes: a device whose region could not be evaluated owns its
-  // whole buffer first, then the known ranges of the others take theirs.
-  for (unsigned d = 0; d < ndev; ++d)
-    for (auto& [st, unknown] : work[d].wrote_unknown) {
-      if (!unknown) continue;
-      uint64_t lo = ~uint64_t(0), hi = 0;
-      for (const BufferArg& b : buffers)
-        if (b.mem->store.get() == st) {
-          Range whole = root_range(b.mem, 0, b.mem->size);
-          lo = std::min(lo, whole.begin), hi = std::max(hi, whole.end);
-        }
-      wrote_device(*st, d, {lo, hi});
-    }
-  for (unsigned d = 0; d < ndev; ++d)
-    for (auto& [st, set] : work[d].wrote)
-      for (const Range& r : set.ranges()) wrote_device(*st, d, r);
-
-  std::vector<sched::ChunkTiming> timings;
-  std::ostringstream line;
-  unsigned used = 0;
-  for (unsigned d = 0; d < ndev; ++d) used += !work[d].runs.empty();
-  line << "launch " << launch_id << " " << k->name << " dim " << dim << " groups " << total_groups
-       << " split over " << used << " devices (dynamic)";
-  for (unsigned d = 0; d < ndev; ++d) {
-    DeviceWork& w = work[d];
-    if (w.runs.empty()) continue;
-    double kern = 0, xfer = 0;
-    uint64_t groups = 0;
-    for (size_t i = 0; i < w.runs.size(); ++i) {
-      ChunkRun& r = w.runs[i];
-      kern += r.seconds, xfer += w.transfer[i], groups += r.chunk.group_count;
-      timings.push_back({r.chunk, r.seconds, w.transfer[i]});
-      rt.tracer->row(trace_row(launch_id, k->name, d, dim, r.chunk, total_groups, r.seconds,
-                               w.transfer[i], plan.predicted_seconds(d)));
-    }
-    line << " | dev" << d << " " << groups << " groups in " << w.runs.size() << " chunks " << ms(kern)
-         << " ms +" << ms(xfer) << " ms xfer " << w.moved.bytes_to_device << " B in";
-  }
-  rt.scheduler->report(key, timings);
-  log_line(1, line.str());
-  return CL_SUCCESS;
-}
-
-cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
-                      const std::vector<ArgValue>& args) {
+// Fills everything but the plan: arguments, regions, split dimension.
+void describe(Launch& L) {
   Runtime& rt = runtime();
+  cl_kernel k = L.kernel;
   cl_program p = k->program;
-  prepare_program(p);
-  if (p->mode == _cl_program::Mode::Failed) return CL_INVALID_PROGRAM_EXECUTABLE;
-  const bool compiled = p->mode == _cl_program::Mode::Compiled;
-  const KernelSummary* ks = compiled ? p->summary->find(k->name) : nullptr;
+  const LaunchSpec& spec = L.spec;
+  const std::vector<ArgValue>& args = L.args;
+  L.compiled = p->mode == _cl_program::Mode::Compiled;
+  const KernelSummary* ks = L.compiled ? p->summary->find(k->name) : nullptr;
+  L.summary = ks;
   const unsigned ndev = static_cast<unsigned>(rt.devices.size());
-  const uint64_t launch_id = ++rt.launches;
-
-  NDRange nd;
-  nd.dims = spec.dims;
+  L.nd.dims = spec.dims;
   for (unsigned d = 0; d < 3; ++d) {
-    nd.global[d] = spec.global[d];
-    nd.local[d] = spec.local[d];
-    nd.offset[d] = spec.offset[d];
+    L.nd.global[d] = spec.global[d];
+    L.nd.local[d] = spec.local[d];
+    L.nd.offset[d] = spec.offset[d];
   }
-  // Scalar values and buffer sizes by argument index (for the region evaluator).
-  std::vector<std::optional<int64_t>> scalars(args.size());
-  std::vector<uint64_t> sizes(args.size(), 0);
-  std::vector<BufferArg> buffers;
+  L.scalars.assign(args.size(), std::nullopt);
+  L.sizes.assign(args.size(), 0);
   for (unsigned i = 0; i < args.size(); ++i) {
     const ArgSummary* as = ks && i < ks->args.size() ? &ks->args[i] : nullptr;
     if (args[i].kind == ArgValue::Kind::Bytes && args[i].bytes.size() <= 8)
-      scalars[i] = scalar_value(args[i], as);
+      L.scalars[i] = scalar_value(args[i], as);
     if (args[i].kind == ArgValue::Kind::Mem && args[i].mem) {
       BufferArg b{i, args[i].mem};
       // Without a summary: "const T*" arguments and CL_MEM_READ_ONLY buffers
@@ -347,269 +67,189 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
         b.writes = as->writes || as->atomics;
         b.summary = as;
       }
-      buffers.push_back(b);
-      sizes[i] = args[i].mem->size;
+      L.buffers.push_back(b);
+      L.sizes[i] = args[i].mem->size;
     }
   }
 
-  // Split decision.
-  bool split = spec.uniform && ndev >= 2 &&
-               (p->mode == _cl_program::Mode::Plain ||
-                (ks && ks->splittable && !ks->uses_global_atomics && !ks->uses_images));
-  std::string why_whole = !spec.uniform ? "non-uniform work-groups"
-                          : p->mode == _cl_program::Mode::Whole ? "program not partition-ready"
-                          : (compiled && !ks) ? "kernel missing from summary"
-                          : (ks && !ks->splittable) ? ks->not_splittable_reason
-                          : (ks && ks->uses_global_atomics) ? "global atomics"
-                          : (ks && ks->uses_images) ? "images" : "";
-  unsigned dim = spec.dims - 1;
-  bool force_merge = rt.controls.merge_all || !compiled;
-  bool merge_predicted = true;
-  if (split && ks) {
-    SplitChoice choice = choose_split_dim(*ks, scalars, nd, sizes, ndev);
-    merge_predicted = choice.needs_merge;
+  L.split = spec.uniform && ndev >= 2 &&
+            (p->mode == _cl_program::Mode::Plain ||
+             (ks && ks->splittable && !ks->uses_global_atomics && !ks->uses_images));
+  L.why_whole = !spec.uniform ? "non-uniform work-groups"
+                : p->mode == _cl_program::Mode::Preparing ? "partition-ready program in preparation"
+                : p->mode == _cl_program::Mode::Whole ? "program not partition-ready"
+                : (L.compiled && !ks) ? "kernel missing from summary"
+                : (ks && !ks->splittable) ? ks->not_splittable_reason
+                : (ks && ks->uses_global_atomics) ? "global atomics"
+                : (ks && ks->uses_images) ? "images" : "";
+  L.dim = spec.dims - 1;
+  if (L.split && ks) {
+    SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev);
+    L.merge_predicted = choice.needs_merge;
     if (!choice.splittable) {
-      split = false;
-      why_whole = choice.reason;
+      L.split = false;
+      L.why_whole = choice.reason;
     }
-    dim = choice.dim;
-  } else if (split) {
+    L.dim = choice.dim;
+  } else if (L.split) {
     // No regions: the dimension with the most groups (ties: the outermost).
     for (unsigned d = 0; d < spec.dims; ++d)
-      if (nd.groups(d) >= nd.groups(dim) && nd.groups(d) > 1) dim = d;
+      if (L.nd.groups(d) >= L.nd.groups(L.dim) && L.nd.groups(d) > 1) L.dim = d;
   }
-  const uint64_t total_groups = nd.groups(dim);
-  if (split && total_groups < 2) {
-    split = false;
-    why_whole = "one work-group";
+  L.total_groups = L.nd.groups(L.dim);
+  if (L.split && L.total_groups < 2) {
+    L.split = false;
+    L.why_whole = "one work-group";
   }
+  L.key.kernel = k->name;
+  L.key.dims = spec.dims;
+  for (unsigned d = 0; d < 3; ++d) L.key.global[d] = spec.global[d], L.key.local[d] = spec.local[d];
+  L.key.split_dim = L.dim;
+  L.key.home = L.queue->home;
+}
 
-  // The chunks, per device.
-  sched::LaunchKey key;
-  key.kernel = k->name;
-  key.dims = spec.dims;
-  for (unsigned d = 0; d < 3; ++d) key.global[d] = spec.global[d], key.local[d] = spec.local[d];
-  key.split_dim = dim;
-  std::vector<std::vector<ChunkRun>> runs(ndev);
-  std::unique_ptr<sched::LaunchPlan> plan;
-  if (split) {
-    plan = rt.scheduler->plan(key, total_groups);
-    bool regions_known = ks != nullptr;
-    for (const BufferArg& b : buffers)
-      regions_known &= b.summary && (!b.writes || b.summary->write_region.known) && !b.summary->atomics;
-    if (regions_known && !merge_predicted && !rt.controls.merge_all && !plan->whole_device() &&
-        chunk_scheduler(rt.scheduler->name()))
-      return execute_dynamic(rt, k, spec, args, nd, dim, total_groups, scalars, buffers, *plan, key,
-                             launch_id);
-    // Drain the plan up front (round-robin over devices) so the write
-    // overlap of the actual chunks is known before anything runs.
-    std::vector<bool> done(ndev, false);
-    for (unsigned left = ndev; left;) {
-      for (unsigned d = 0; d < ndev; ++d) {
-        if (done[d]) continue;
-        auto c = plan->next(d);
-        if (!c) {
-          done[d] = true;
-          --left;
-        } else if (c->group_count) {
-          c->device = d;
-          runs[d].push_back({*c});
-        }
-      }
-    }
-    if (auto whole = plan->whole_device()) why_whole = "scheduler chose device " + std::to_string(*whole);
+cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
+                      const std::vector<ArgValue>& args) {
+  Runtime& rt = runtime();
+  prepare_program(k->program, q->home);
+  if (k->program->mode == _cl_program::Mode::Failed) return CL_INVALID_PROGRAM_EXECUTABLE;
+  deliver_reports();
+  Launch L;
+  L.queue = q;
+  L.kernel = k;
+  L.spec = spec;
+  L.args = args;
+  L.id = ++rt.launches;
+  describe(L);
+  if (!L.split) return run_whole(L, q->home, nullptr);
+
+  std::unique_ptr<sched::LaunchPlan> plan = rt.scheduler->plan(L.key, L.total_groups);
+  // Probes read the launch's inputs: copy them before the real work runs.
+  std::shared_ptr<StagedProbes> probes;
+  if (std::vector<sched::Chunk> wanted = plan->probes(); !wanted.empty())
+    probes = stage_probes(L, wanted);
+  cl_int err;
+  if (std::optional<unsigned> whole = plan->whole_device()) {
+    L.why_whole = "scheduler chose device " + std::to_string(*whole);
+    err = run_whole(L, *whole, plan.get());
+  } else if (L.regions_known() && !L.merge_predicted && !rt.controls.merge_all &&
+             chunk_scheduler(rt.scheduler->name())) {
+    err = run_dynamic(L, *plan);
   } else {
-    runs[q->home].push_back({sched::Chunk{q->home, 0, total_groups}});
+    err = run_split(L, *plan);
   }
-  std::vector<unsigned> used;
-  for (unsigned d = 0; d < ndev; ++d)
-    if (!runs[d].empty()) used.push_back(d);
-  if (used.empty()) return CL_SUCCESS;
-
-  // What each device needs and writes, per root store.
-  std::map<BufferStore*, StoreUse> stores;
-  for (const BufferArg& b : buffers) {
-    StoreUse& u = stores[b.mem->store.get()];
-    u.store = b.mem->store.get();
-    u.needed.resize(ndev);
-    u.wrote.resize(ndev);
-    u.wrote_unknown.resize(ndev, false);
-    Range whole = root_range(b.mem, 0, b.mem->size);
-    u.hull = {std::min(u.hull.begin, whole.begin), std::max(u.hull.end, whole.end)};
-    u.written |= b.writes;
-    for (unsigned d : used) {
-      for (const ChunkRun& r : runs[d]) {
-        Slice s{dim, r.chunk.first_group, r.chunk.group_count};
-        std::optional<EvalEnv> env;
-        if (b.summary) env = slice_env(nd, s, scalars);
-        auto region_of = [&](const AccessRegion& reg) -> std::optional<std::vector<ByteRange>> {
-          if (!b.summary || rt.controls.merge_all || !split) return std::nullopt;
-          return evaluate_region(reg, *env, b.mem->size);
-        };
-        std::optional<std::vector<ByteRange>> reads, writes;
-        if (b.reads) {
-          reads = region_of(b.summary ? b.summary->read_region : AccessRegion{});
-          if (!reads) u.needed[d].add(whole);
-          else for (auto& br : *reads) u.needed[d].add({whole.begin + br.begin, whole.begin + br.end});
-        }
-        if (b.writes) {
-          writes = region_of(b.summary ? b.summary->write_region : AccessRegion{});
-          // Bytes in the written region the kernel may leave alone must
-          // already hold the current contents on the device.
-          if (!writes) {
-            u.needed[d].add(whole);
-            u.wrote_unknown[d] = true;
-          } else {
-            for (auto& br : *writes) {
-              Range r{whole.begin + br.begin, whole.begin + br.end};
-              u.needed[d].add(r);
-              u.wrote[d].add(r);
-            }
-          }
-        }
-      }
-    }
-  }
-  // Merge when more than one device writes a store and the written bytes
-  // are unknown or overlap between devices.
-  std::vector<std::string> merged_names;
-  for (auto& [s, u] : stores) {
-    if (!u.written || used.size() < 2) continue;
-    bool merge = force_merge;
-    for (unsigned i = 0; i < used.size() && !merge; ++i) {
-      if (u.wrote_unknown[used[i]]) merge = true;
-      for (unsigned j = i + 1; j < used.size() && !merge; ++j)
-        for (const Range& r : u.wrote[used[i]].ranges())
-          if (!u.wrote[used[j]].present(r).empty()) merge = true;
-    }
-    u.merge = merge;
-  }
-
-  // Phase 1: transfers.
-  const cl_ulong t_begin = now_ns();
-  std::map<BufferStore*, std::vector<uint8_t>> snapshots;
-  for (auto& [s, u] : stores) {
-    if (!u.merge) continue;
-    if (cl_int err = ensure_host(*s, u.hull)) return err;
-    snapshots[s].assign(s->shadow + u.hull.begin, s->shadow + u.hull.end);
-    for (unsigned d : used) u.needed[d].add(u.hull);
-  }
-  // Bytes a device lacks are first gathered on the host (reading from the
-  // other devices while they are idle), so that once kernels run only
-  // host-to-device writes remain.
-  std::vector<double> transfer_seconds(ndev, 0);
-  std::vector<TransferStats> moved(ndev);
-  {
-    cl_ulong t0 = now_ns();
-    for (unsigned d : used)
-      for (auto& [s, u] : stores)
-        for (const Range& r : u.needed[d].ranges())
-          if (cl_int err = stage_for_device(*s, d, r, &moved[d])) return err;
-    cl_ulong t1 = now_ns();
-    if (t1 - t0 > 20000) rt.tracer->span("gather " + k->name, "transfer", 0, t0, t1);
-  }
-  std::vector<cl_event> write_begin(ndev, nullptr), write_end(ndev, nullptr);
-
-  // Phase 2: per device, its writes then its sub-launches; devices overlap.
-  for (unsigned d : used) {
-    cl_int err = CL_SUCCESS;
-    cl_command_queue dq = rt.devices[d].queue;
-    real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_begin[d]);
-    for (auto& [s, u] : stores)
-      for (const Range& r : u.needed[d].ranges())
-        if ((err = ensure_device(*s, d, r, &moved[d]))) return err;
-    real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_end[d]);
-    cl_kernel dk = device_kernel(k, d, &err);
-    if (!dk) return err;
-    if ((err = set_device_args(dk, args, d))) return err;
-    for (ChunkRun& r : runs[d])
-      if ((err = launch_chunk(dq, dk, spec, dim, r.chunk, compiled, total_groups, args.size(), &r.event)))
-        return err;
-    real().clFlush(rt.devices[d].queue);
-  }
-  cl_int status = CL_SUCCESS;
-  std::vector<sched::ChunkTiming> timings;
-  for (unsigned d : used) {
-    real().clFinish(rt.devices[d].queue);
-    cl_ulong host_end = now_ns();
-    cl_ulong last_end = 0, w0 = 0, w1 = 0;
-    real().clGetEventProfilingInfo(write_begin[d], CL_PROFILING_COMMAND_END, sizeof w0, &w0, nullptr);
-    real().clGetEventProfilingInfo(write_end[d], CL_PROFILING_COMMAND_END, sizeof w1, &w1, nullptr);
-    real().clReleaseEvent(write_begin[d]);
-    real().clReleaseEvent(write_end[d]);
-    transfer_seconds[d] = w1 > w0 ? (w1 - w0) * 1e-9 : 0;
-    for (ChunkRun& r : runs[d]) {
-      cl_int st = CL_COMPLETE;
-      real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-      if (st < 0) status = st;
-      real().clGetEventProfilingInfo(r.event, CL_PROFILING_COMMAND_START, sizeof r.start, &r.start, nullptr);
-      real().clGetEventProfilingInfo(r.event, CL_PROFILING_COMMAND_END, sizeof r.end, &r.end, nullptr);
-      real().clReleaseEvent(r.event);
-      r.seconds = r.end > r.start ? (r.end - r.start) * 1e-9 : 0;
-      last_end = std::max(last_end, r.end);
-      timings.push_back({r.chunk, r.seconds, &r == &runs[d].front() ? transfer_seconds[d] : 0.0});
-    }
-    for (ChunkRun& r : runs[d])
-      rt.tracer->span(k->name, "kernel", d, host_end - (last_end - r.start), host_end - (last_end - r.end));
-    if (w1 > w0 && last_end >= w1)
-      rt.tracer->span("transfer " + k->name, "transfer", d, host_end - (last_end - w0), host_end - (last_end - w1));
-  }
-  if (status != CL_SUCCESS) return status;
-
-  // Phase 3: where the written bytes now live.
-  for (auto& [s, u] : stores) {
-    if (!u.written) continue;
-    if (!u.merge) {
-      for (unsigned d : used) {
-        if (u.wrote_unknown[d]) wrote_device(*s, d, u.hull);
-        for (const Range& r : u.wrote[d].ranges()) wrote_device(*s, d, r);
-      }
-      continue;
-    }
-    cl_ulong t0 = now_ns();
-    const std::vector<uint8_t>& before = snapshots[s];
-    std::vector<uint8_t> mine(u.hull.size());
-    for (unsigned d : used) {
-      cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s->dev_mem[d], CL_TRUE,
-                                              u.hull.begin, u.hull.size(), mine.data(), 0, nullptr, nullptr);
-      if (err != CL_SUCCESS) return err;
-      uint8_t* out = s->shadow + u.hull.begin;
-      for (size_t i = 0; i < mine.size(); ++i)
-        if (mine[i] != before[i]) out[i] = mine[i];
-    }
-    wrote_host(*s, u.hull);
-    rt.tracer->span("merge", "transfer", 0, t0, now_ns());
-  }
-
-  if (split) rt.scheduler->report(key, timings);
-  // Trace and log.
-  if (rt.tracer->enabled() || rt.controls.log >= 1) {
-    std::ostringstream line;
-    line << "launch " << launch_id << " " << k->name << " dim " << dim << " groups " << total_groups;
-    if (!split || used.size() < 2) line << " whole (" << (why_whole.empty() ? "scheduler" : why_whole) << ")";
-    else line << " split over " << used.size() << " devices";
-    for (unsigned d : used) {
-      double kern = 0;
-      uint64_t groups = 0;
-      for (auto& r : runs[d]) kern += r.seconds, groups += r.chunk.group_count;
-      line << " | dev" << d << " " << groups << " groups " << ms(kern) << " ms +" << ms(transfer_seconds[d]) << " ms xfer "
-           << moved[d].bytes_to_device << " B in";
-      for (auto& r : runs[d]) {
-        rt.tracer->row(trace_row(launch_id, k->name, d, dim, r.chunk, total_groups, r.seconds,
-                                 &r == &runs[d].front() ? transfer_seconds[d] : 0,
-                                 plan ? plan->predicted_seconds(d) : 0));
-      }
-    }
-    bool any_merge = false;
-    for (auto& [s, u] : stores) any_merge |= u.merge;
-    if (any_merge) line << " | merged";
-    log_line(1, line.str());
-  }
-  (void)t_begin;
-  return CL_SUCCESS;
+  if (probes) start_probes(L, std::move(probes));
+  return err;
 }
 
 }  // namespace
+
+bool Launch::regions_known() const {
+  if (!summary) return false;
+  for (const BufferArg& b : buffers)
+    if (!b.summary || b.summary->atomics || (b.reads && !b.summary->read_region.known) ||
+        (b.writes && !b.summary->write_region.known))
+      return false;
+  return true;
+}
+
+std::optional<IntervalSet> Launch::slice_bytes(const BufferArg& b, const sched::Chunk& c,
+                                               bool write) const {
+  if (!b.summary) return std::nullopt;
+  Slice s{dim, c.first_group, c.group_count};
+  EvalEnv env = slice_env(nd, s, scalars);
+  auto ranges = evaluate_region(write ? b.summary->write_region : b.summary->read_region, env,
+                                b.mem->size);
+  if (!ranges) return std::nullopt;
+  Range whole = root_range(b.mem, 0, b.mem->size);
+  IntervalSet set;
+  for (const ByteRange& br : *ranges) set.add({whole.begin + br.begin, whole.begin + br.end});
+  return set;
+}
+
+std::string ms(double s) {
+  char b[32];
+  snprintf(b, sizeof b, "%.3f", s * 1e3);
+  return b;
+}
+
+cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned d,
+                       const std::map<BufferStore*, cl_mem>* scratch) {
+  cl_int err = CL_SUCCESS;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    const ArgValue& a = args[i];
+    switch (a.kind) {
+      case ArgValue::Kind::Mem: {
+        cl_mem m = nullptr;
+        if (a.mem && scratch) {
+          auto it = scratch->find(a.mem->store.get());
+          m = it != scratch->end() ? it->second : nullptr;
+          if (!m) return CL_INVALID_MEM_OBJECT;
+        } else if (a.mem) {
+          m = device_arg(a.mem, d, &err);
+          if (!m) return err;
+        }
+        err = real().clSetKernelArg(dk, i, sizeof(cl_mem), &m);
+        break;
+      }
+      case ArgValue::Kind::Local: err = real().clSetKernelArg(dk, i, a.local_size, nullptr); break;
+      case ArgValue::Kind::Bytes: err = real().clSetKernelArg(dk, i, a.bytes.size(), a.bytes.data()); break;
+      case ArgValue::Kind::Unset: err = CL_INVALID_KERNEL_ARGS; break;
+    }
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
+cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sched::Chunk& c,
+                    cl_event* event) {
+  const LaunchSpec& spec = L.spec;
+  const unsigned dim = L.dim;
+  size_t off[3], glob[3], loc[3];
+  for (unsigned i = 0; i < spec.dims; ++i) off[i] = spec.offset[i], glob[i] = spec.global[i], loc[i] = spec.local[i];
+  if (spec.uniform) {
+    off[dim] = spec.offset[dim] + c.first_group * spec.local[dim];
+    glob[dim] = c.group_count * spec.local[dim];
+  }
+  if (L.compiled) {
+    cl_ulong4 ctx;
+    ctx.s[0] = dim;
+    ctx.s[1] = c.first_group;
+    // Non-uniform launches (run whole) count the partial last group.
+    ctx.s[2] = spec.uniform ? L.total_groups
+                            : (spec.global[dim] + spec.local[dim] - 1) / spec.local[dim];
+    ctx.s[3] = spec.offset[dim];
+    if (cl_int err = real().clSetKernelArg(dk, static_cast<cl_uint>(L.args.size()), sizeof ctx, &ctx))
+      return err;
+  }
+  return real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, loc, 0, nullptr, event);
+}
+
+SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chunk,
+                       double kernel_s, double transfer_s, double predicted_s) {
+  SubKernelRow row;
+  row.launch = L.id;
+  row.kernel = L.kernel->name;
+  row.device = device;
+  row.split_dim = L.dim;
+  row.first_group = chunk.first_group;
+  row.groups = chunk.group_count;
+  row.total_groups = L.total_groups;
+  row.ms_kernel = kernel_s * 1e3;
+  row.ms_transfer = transfer_s * 1e3;
+  row.granularity = static_cast<double>(chunk.group_count) / static_cast<double>(L.total_groups);
+  row.predicted_ms = predicted_s * 1e3;
+  return row;
+}
+
+double event_seconds(cl_event e, cl_ulong* start, cl_ulong* end) {
+  cl_ulong s = 0, t = 0;
+  real().clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof s, &s, nullptr);
+  real().clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr);
+  if (start) *start = s;
+  if (end) *end = t;
+  return t > s ? (t - s) * 1e-9 : 0;
+}
 
 namespace api {
 

@@ -15,6 +15,8 @@ BufferStore::~BufferStore() {
   for (auto& [key, m] : dev_sub) real().clReleaseMemObject(m);
   for (cl_mem m : dev_mem)
     if (m) real().clReleaseMemObject(m);
+  for (cl_mem m : probe_mem)
+    if (m) real().clReleaseMemObject(m);
 }
 
 cl_ulong now_ns() {
@@ -95,6 +97,8 @@ void release(cl_program p) {
     it->first(p, it->second);
   for (cl_program pp : p->per_platform)
     if (pp) real().clReleaseProgram(pp);
+  for (cl_program pp : p->originals)
+    if (pp) real().clReleaseProgram(pp);
   if (p->native) real().clReleaseProgram(p->native);
   cl_context ctx = p->context;
   p->hdr.magic = 0;
@@ -107,6 +111,8 @@ void release(cl_kernel k) {
   for (auto& a : k->args)
     if (a.kind == ArgValue::Kind::Mem && a.mem) release(a.mem);
   for (cl_kernel dk : k->per_device)
+    if (dk) real().clReleaseKernel(dk);
+  for (cl_kernel dk : k->per_device_original)
     if (dk) real().clReleaseKernel(dk);
   if (k->native) real().clReleaseKernel(k->native);
   cl_program p = k->program;
@@ -172,6 +178,8 @@ void stop_queue(cl_command_queue q) {
   }
   q->cv.notify_all();
   if (q->worker.joinable()) q->worker.join();
+  std::unique_lock lock(q->mutex);
+  q->idle_cv.wait(lock, [&] { return q->pending.empty(); });
 }
 
 }  // namespace libsplit

@@ -46,8 +46,14 @@ struct BufferStore {
   std::vector<IntervalSet> dev_valid;
   // Device sub-buffers handed to kernels for app sub-buffers: (device, origin, size) -> mem.
   std::map<std::tuple<unsigned, uint64_t, uint64_t>, cl_mem> dev_sub;
+  // Per device, a private copy that speculative probes read and write
+  // (launch_probe.cpp): never valid data, never seen by the app.
+  std::vector<cl_mem> probe_mem;
   ~BufferStore();
 };
+
+struct PendingCompletion;  // completion.cpp
+struct PreparedProgram;    // program_prep.cpp
 
 struct ArgValue {
   enum class Kind : uint8_t { Unset, Bytes, Local, Mem } kind = Kind::Unset;
@@ -86,6 +92,8 @@ struct _cl_command_queue {
   std::condition_variable cv, idle_cv;
   std::deque<Command> commands;
   size_t in_flight = 0;  // queued + running
+  // Commands that ran but wait for their device work (completion.h), in order.
+  std::deque<std::shared_ptr<libsplit::PendingCompletion>> pending;
   bool stopping = false;
   std::thread worker;
 };
@@ -126,10 +134,19 @@ struct _cl_program {
   std::string options;
   std::atomic<int> kernels_attached{0};
   // Execution side, prepared at the first launch (under the runtime's exec lock).
-  enum class Mode { Unprepared, Compiled, Plain, Whole, Failed } mode = Mode::Unprepared;
+  // Preparing: a background job (program_prep.cpp) builds the original source
+  // per platform, then the partition-ready program; launches run whole on
+  // the originals until it publishes the final mode.
+  enum class Mode { Unprepared, Preparing, Compiled, Plain, Whole, Failed } mode = Mode::Unprepared;
   std::string mode_reason;
   std::optional<libsplit::ProgramSummary> summary;
   std::vector<cl_program> per_platform;  // by runtime platform slot
+  std::mutex prep_mutex;
+  std::condition_variable prep_cv;
+  bool originals_ready = false;
+  std::vector<cl_program> originals;     // by slot: the original source, while Preparing
+  unsigned prep_generation = 0;          // a rebuild makes an older job's result stale
+  std::shared_ptr<libsplit::PreparedProgram> prepared;  // the job's answer, adopted at a launch
   std::vector<std::pair<void(CL_CALLBACK*)(cl_program, void*), void*>> release_callbacks;
 };
 
@@ -144,6 +161,7 @@ struct _cl_kernel {
   std::vector<cl_kernel_arg_address_qualifier> address;  // 0 when the driver does not say
   std::vector<bool> const_pointee;  // "const T*" arguments: never written
   std::vector<cl_kernel> per_device;  // on the program's per-platform programs, lazily
+  std::vector<cl_kernel> per_device_original;  // on its originals while it is Preparing
 };
 
 struct _cl_event {

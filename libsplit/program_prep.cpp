@@ -1,21 +1,45 @@
+// Preparing an app program for execution on libsplit's devices. For source
+// programs this runs off the app's critical path: clBuildProgram starts a
+// background job that first builds the original source per platform (the
+// first launches run whole on it, exactly like the app alone), then runs
+// libsplit-cc and builds the partition-ready program; the launch thread
+// adopts the result at the next launch.
 #include "program_prep.h"
 
 #include "cc_client.h"
 #include "real_api.h"
 #include "runtime.h"
 
-namespace libsplit {
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
 
-namespace {
+namespace libsplit {
 
 using Mode = _cl_program::Mode;
 
-// Builds `source` (or the binaries / IL) on every platform slot; false when a
-// slot fails.
-bool build_everywhere(cl_program p, const std::string* source, std::string* why) {
-  Runtime& rt = runtime();
-  p->per_platform.assign(rt.platforms.size(), nullptr);
+// What preparing decided, before it is adopted by the program.
+struct PreparedProgram {
+  Mode mode = Mode::Failed;
+  std::string reason;
+  std::optional<ProgramSummary> summary;
+  std::vector<cl_program> per_platform;
+};
+
+namespace {
+
+struct Built {
+  std::vector<cl_program> programs;  // by platform slot, null where it failed
   bool all = true;
+  std::string why;
+};
+
+// Builds `source` (or the binaries / IL of p) on every platform slot.
+Built build_per_slot(cl_program p, const std::string* source, const std::string& options) {
+  Runtime& rt = runtime();
+  Built out;
+  out.programs.assign(rt.platforms.size(), nullptr);
   for (unsigned s = 0; s < rt.platforms.size(); ++s) {
     std::vector<cl_device_id> ids;
     for (auto& d : rt.devices)
@@ -46,30 +70,120 @@ bool build_everywhere(cl_program p, const std::string* source, std::string* why)
                                                 &err);
     }
     if (!prog) {
-      all = false;
+      out.all = false;
       continue;
     }
     err = real().clBuildProgram(prog, static_cast<cl_uint>(ids.size()), ids.data(),
-                                p->options.c_str(), nullptr, nullptr);
+                                options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
       size_t n = 0;
       real().clGetProgramBuildInfo(prog, ids[0], CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
       std::string log(n, '\0');
       real().clGetProgramBuildInfo(prog, ids[0], CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-      *why = "build failed on " + rt.devices[0].name + ": " + log.substr(0, 300);
+      out.why = "build failed on " + rt.devices[0].name + ": " + log.substr(0, 300);
       real().clReleaseProgram(prog);
-      all = false;
+      out.all = false;
       continue;
     }
-    p->per_platform[s] = prog;
+    out.programs[s] = prog;
   }
-  return all;
+  return out;
 }
 
-void drop_programs(cl_program p) {
-  for (cl_program pp : p->per_platform)
+void release_all(std::vector<cl_program>& programs) {
+  for (cl_program pp : programs)
     if (pp) real().clReleaseProgram(pp);
-  p->per_platform.clear();
+  programs.clear();
+}
+
+// The partition-ready program from libsplit-cc, else the original source
+// (reusing `originals` when every slot has one), else nothing.
+PreparedProgram prepare(cl_program p, const std::string& source, const std::string& options,
+                        const std::vector<cl_program>* originals) {
+  Runtime& rt = runtime();
+  PreparedProgram out;
+  std::string why;
+  if (!p->from_source) {
+    Built b = build_per_slot(p, nullptr, options);
+    bool any = false;
+    for (cl_program pp : b.programs) any |= pp != nullptr;
+    out.per_platform = std::move(b.programs);
+    out.mode = any ? Mode::Whole : Mode::Failed;
+    out.reason = any ? "program from binary or IL" : b.why;
+    return out;
+  }
+  std::string cc = find_cc(rt.controls.cc);
+  if (cc.empty()) {
+    why = "libsplit-cc not found";
+  } else {
+    CcResult r = run_cc(cc, source, options);
+    if (!r.ok) {
+      why = r.error;
+    } else {
+      std::string perr;
+      auto summary = parse_summary(r.summary_json, &perr);
+      if (!summary) {
+        why = "unreadable summary: " + perr;
+      } else {
+        Built b = build_per_slot(p, &r.partition_ready, options);
+        if (b.all) {
+          out.mode = Mode::Compiled;
+          out.summary = std::move(summary);
+          out.per_platform = std::move(b.programs);
+          return out;
+        }
+        release_all(b.programs);
+        why = b.why.empty() ? "partition-ready program did not build" : b.why;
+      }
+    }
+  }
+  const bool plain = rt.controls.plain_split && plain_split_safe(source);
+  bool have_originals = originals != nullptr;
+  for (size_t s = 0; have_originals && s < originals->size(); ++s) have_originals = (*originals)[s];
+  if (have_originals) {
+    for (cl_program pp : *originals) real().clRetainProgram(pp);
+    out.per_platform = *originals;
+  } else {
+    Built b = build_per_slot(p, &source, options);
+    if (!b.all) {
+      release_all(b.programs);
+      out.mode = Mode::Failed;
+      out.reason = b.why.empty() ? why : b.why;
+      return out;
+    }
+    out.per_platform = std::move(b.programs);
+  }
+  out.mode = plain ? Mode::Plain : Mode::Whole;
+  out.reason = why;
+  return out;
+}
+
+// Makes `r` the program's execution side (under the exec lock).
+void adopt(cl_program p, PreparedProgram&& r) {
+  release_all(p->per_platform);
+  p->per_platform = std::move(r.per_platform);
+  p->summary = std::move(r.summary);
+  p->mode = r.mode;
+  p->mode_reason = r.reason;
+  if (r.mode == Mode::Plain || r.mode == Mode::Whole) {
+    if (!r.reason.empty() || r.mode == Mode::Plain)
+      log_line(1, "program not partition-ready (" + r.reason + "); kernels " +
+                      (r.mode == Mode::Plain ? "split without rewrite (plain, whole-buffer merge)"
+                                             : "run unsplit"));
+  } else if (r.mode == Mode::Failed) {
+    log_line(1, "cannot build the program on libsplit's devices: " + r.reason);
+  }
+}
+
+// Background jobs still running; the process waits for them at exit (a
+// driver torn down under a running build crashes).
+std::mutex g_jobs_mutex;
+std::condition_variable g_jobs_cv;
+unsigned g_jobs = 0;
+
+void wait_for_jobs() {
+  std::unique_lock lock(g_jobs_mutex);
+  g_jobs_cv.wait_for(lock, std::chrono::seconds(60), [] { return g_jobs == 0; });
 }
 
 }  // namespace
@@ -82,65 +196,99 @@ bool plain_split_safe(std::string_view source) {
   return true;
 }
 
-void prepare_program(cl_program p) {
-  if (p->mode != Mode::Unprepared) return;
+void start_preparation(cl_program p) {
   Runtime& rt = runtime();
-  std::string why;
-  if (p->from_source) {
-    std::string cc = find_cc(rt.controls.cc);
-    if (cc.empty()) {
-      why = "libsplit-cc not found";
-    } else {
-      CcResult r = run_cc(cc, p->source, p->options);
-      if (!r.ok) {
-        why = r.error;
-      } else {
-        std::string perr;
-        auto summary = parse_summary(r.summary_json, &perr);
-        if (!summary) {
-          why = "unreadable summary: " + perr;
-        } else if (build_everywhere(p, &r.partition_ready, &why)) {
-          p->summary = std::move(summary);
-          p->mode = Mode::Compiled;
-          return;
-        } else {
-          drop_programs(p);
-          if (why.empty()) why = "partition-ready program did not build";
-        }
-      }
-    }
-    bool plain = rt.controls.plain_split && plain_split_safe(p->source);
-    if (build_everywhere(p, &p->source, &why)) {
-      p->mode = plain ? Mode::Plain : Mode::Whole;
-      p->mode_reason = why;
-      log_line(1, "program not partition-ready (" + why + "); kernels " +
-                      (plain ? "split without rewrite (plain, whole-buffer merge)" : "run unsplit"));
-      return;
-    }
-  } else if (build_everywhere(p, nullptr, &why) || !p->per_platform.empty()) {
-    p->mode = Mode::Whole;
-    p->mode_reason = "program from binary or IL";
+  release_all(p->per_platform);
+  p->summary.reset();
+  unsigned generation;
+  {
+    std::lock_guard lock(p->prep_mutex);
+    generation = ++p->prep_generation;
+    p->originals_ready = false;
+    p->prepared.reset();
+    release_all(p->originals);
+  }
+  if (!p->from_source || rt.controls.sync_prepare) {
+    p->mode = Mode::Unprepared;
+    prepare_program(p, 0);
     return;
   }
-  p->mode = Mode::Failed;
-  p->mode_reason = why;
-  log_line(1, "cannot build the program on libsplit's devices: " + why);
+  p->mode = Mode::Preparing;
+  static std::once_flag at_exit;
+  std::call_once(at_exit, [] { std::atexit(wait_for_jobs); });
+  {
+    std::lock_guard lock(g_jobs_mutex);
+    ++g_jobs;
+  }
+  retain(p);
+  std::thread([p, generation, source = p->source, options = p->options] {
+    Built originals = build_per_slot(p, &source, options);
+    bool current;
+    {
+      std::lock_guard lock(p->prep_mutex);
+      current = generation == p->prep_generation;
+      if (current) {
+        p->originals = originals.programs;
+        for (cl_program pp : p->originals)
+          if (pp) real().clRetainProgram(pp);
+        p->originals_ready = true;
+      }
+    }
+    p->prep_cv.notify_all();
+    auto prepared = std::make_shared<PreparedProgram>();
+    if (current) *prepared = prepare(p, source, options, originals.all ? &originals.programs : nullptr);
+    release_all(originals.programs);
+    {
+      std::lock_guard lock(p->prep_mutex);
+      if (generation == p->prep_generation) p->prepared = std::move(prepared);
+      else if (prepared) release_all(prepared->per_platform);
+    }
+    p->prep_cv.notify_all();
+    release(p);
+    {
+      std::lock_guard lock(g_jobs_mutex);
+      --g_jobs;
+    }
+    g_jobs_cv.notify_all();
+  }).detach();
+}
+
+void prepare_program(cl_program p, unsigned home) {
+  if (p->mode == Mode::Preparing) {
+    const unsigned slot = runtime().devices[home].slot;
+    std::unique_lock lock(p->prep_mutex);
+    // Run on the original source as soon as it is built for the home
+    // device's platform; otherwise wait for the job's final answer.
+    p->prep_cv.wait(lock, [&] {
+      return p->prepared || (p->originals_ready && slot < p->originals.size() && p->originals[slot]);
+    });
+    if (!p->prepared) return;
+    std::shared_ptr<PreparedProgram> r = std::move(p->prepared);
+    lock.unlock();
+    adopt(p, std::move(*r));
+    return;
+  }
+  if (p->mode != Mode::Unprepared) return;
+  adopt(p, prepare(p, p->source, p->options, nullptr));
 }
 
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
   Runtime& rt = runtime();
-  if (k->per_device.size() < rt.devices.size()) k->per_device.resize(rt.devices.size(), nullptr);
-  if (!k->per_device[device]) {
+  const bool original = k->program->mode == Mode::Preparing;
+  std::vector<cl_kernel>& kernels = original ? k->per_device_original : k->per_device;
+  const std::vector<cl_program>& programs = original ? k->program->originals : k->program->per_platform;
+  if (kernels.size() < rt.devices.size()) kernels.resize(rt.devices.size(), nullptr);
+  if (!kernels[device]) {
     unsigned slot = rt.devices[device].slot;
-    cl_program p = slot < k->program->per_platform.size() ? k->program->per_platform[slot] : nullptr;
+    cl_program p = slot < programs.size() ? programs[slot] : nullptr;
     if (!p) {
       *err = CL_INVALID_PROGRAM_EXECUTABLE;
       return nullptr;
     }
-    k->per_device[device] = real().clCreateKernel(p, k->name.c_str(), err);
+    kernels[device] = real().clCreateKernel(p, k->name.c_str(), err);
   }
   *err = CL_SUCCESS;
-  return k->per_device[device];
+  return kernels[device];
 }
 
 }  // namespace libsplit

@@ -1,6 +1,7 @@
 // Preparing an app program for execution on libsplit's devices: the
 // partition-ready program from libsplit-cc (Compiled), the original source
-// when it needs no rewrite (Plain), or the original run whole (Whole).
+// when it needs no rewrite (Plain), or the original run whole (Whole);
+// meanwhile (Preparing) launches run whole on the original source.
 #pragma once
 
 #include "objects.h"
@@ -9,8 +10,15 @@
 
 namespace libsplit {
 
-// Idempotent; called under the exec lock at each launch.
-void prepare_program(cl_program p);
+// After a successful app build (under the exec lock): source programs are
+// prepared by a background job (LIBSPLIT_SYNC_PREPARE=1: at once), others at
+// their first launch.
+void start_preparation(cl_program p);
+
+// Called under the exec lock at each launch from a queue whose device is
+// runtime device `home`: adopts a finished background preparation, or waits
+// until the program can at least run whole on `home`, or prepares at once.
+void prepare_program(cl_program p, unsigned home);
 
 // The kernel object for runtime device d (created on first use); null when
 // the program has none there.

@@ -22,6 +22,7 @@ struct Device {
   cl_device_id id = nullptr;
   unsigned slot = 0;  // index into Runtime::platforms / contexts
   cl_command_queue queue = nullptr;
+  cl_command_queue probe_queue = nullptr;  // speculative probes (launch_probe.cpp), lazily
   std::string name;
   size_t max_work_group_size = 0;
   size_t max_work_item_sizes[3] = {0, 0, 0};

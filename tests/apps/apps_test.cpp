@@ -220,7 +220,9 @@ void PrintTo(const ShimCase& c, std::ostream* os) {
 
 EnvChanges shim_env(const ShimCase& c, const std::string& cache_dir) {
   EnvChanges env = native_env(c.devices);
-  if (c.force_split) env["LIBSPLIT_WHOLE"] = "0";
+  // Forced splits also get the partition-ready program from the first launch
+  // (the default prepares it in the background: the first launches run whole).
+  if (c.force_split) env["LIBSPLIT_WHOLE"] = "0", env["LIBSPLIT_SYNC_PREPARE"] = "1";
   if (!c.scheduler.empty()) env["LIBSPLIT_SCHEDULER"] = c.scheduler;
   env["LD_PRELOAD"] = std::string(LIBSPLIT_SHIM_PATH);
   env["LIBSPLIT_CACHE_DIR"] = cache_dir;

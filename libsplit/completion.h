@@ -1,0 +1,34 @@
+// Commands whose device work is still running when their run() returns.
+//
+// A launch that runs whole on one device only enqueues its kernel on that
+// device's in-order queue: every later command that touches the same data
+// goes through the same device queue, so nothing needs to wait for the
+// kernel on the host. The app's event must still complete only when the
+// device is done, and an app queue stays in order: a command completes
+// after every command enqueued before it. This file keeps that promise with
+// native event callbacks instead of a host thread blocked in clFinish.
+#pragma once
+
+#include "objects.h"
+
+#include <functional>
+
+namespace libsplit {
+
+// Called from inside a command's run(): the command completes only once
+// `native` (a vendor event; this takes over one reference) has completed.
+// `on_complete` runs then, on a driver thread, before the app's event is
+// marked complete (measurements, scheduler reports); it must not take the
+// runtime's exec lock.
+void complete_after(cl_event native, std::function<void(cl_event native)> on_complete = nullptr);
+
+// Ends the command whose run() just returned `status` on queue q: marks the
+// app event `e` (whose reference this takes over) final now, or once the
+// native events given to complete_after() by this run() and every earlier
+// pending command of q have completed.
+void finish_command(cl_command_queue q, cl_event e, cl_int status);
+
+// True while q has commands waiting for device completion (q->mutex held).
+bool has_pending_completions(cl_command_queue q);
+
+}  // namespace libsplit

@@ -1,0 +1,110 @@
+// One kernel launch, in stages a reader can follow:
+//   launch.cpp          validate at enqueue; at execution describe the launch
+//                       (arguments, summary, split dimension) and ask the
+//                       scheduler for a plan
+//   launch_whole.cpp    the plan is "whole on device d": straight to d's queue,
+//                       completion by device callback (zero-cost whole mode)
+//   launch_split.cpp    a static split: stage each slice's regions, run the
+//                       sub-kernels, merge or mark where written bytes live
+//   launch_dynamic.cpp  chunk schedulers: packages handed out as devices idle
+//   launch_probe.cpp    speculative probes on private scratch buffers
+//   launch_reports.cpp  measurements from device callbacks, handed to the
+//                       scheduler by the launch thread
+// Every stage runs under the runtime's exec lock.
+#pragma once
+
+#include "buffer_data.h"
+#include "objects.h"
+#include "runtime.h"
+#include "trace.h"
+
+#include "libsplit/region.h"
+#include "libsplit/split_plan.h"
+#include "sched/scheduler.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace libsplit {
+
+struct LaunchSpec {
+  unsigned dims = 1;
+  uint64_t offset[3] = {0, 0, 0}, global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+  bool uniform = true;  // global % local == 0 in every dimension
+};
+
+// One app buffer argument of the launch.
+struct BufferArg {
+  unsigned index;
+  cl_mem mem;
+  bool reads = true, writes = true;
+  const ArgSummary* summary = nullptr;
+};
+
+// What the stages need to know of a launch, computed once at its start.
+struct Launch {
+  cl_command_queue queue = nullptr;
+  cl_kernel kernel = nullptr;
+  LaunchSpec spec;
+  std::vector<ArgValue> args;
+  bool compiled = false;                   // partition-ready program (hidden ctx argument)
+  const KernelSummary* summary = nullptr;  // compiled programs only
+  NDRange nd;
+  std::vector<std::optional<int64_t>> scalars;  // by argument index
+  std::vector<uint64_t> sizes;                  // buffer sizes by argument index
+  std::vector<BufferArg> buffers;
+  bool split = false;        // may be cut into slices
+  std::string why_whole;     // when not
+  unsigned dim = 0;          // split dimension
+  bool merge_predicted = true;
+  uint64_t total_groups = 1;
+  sched::LaunchKey key;
+  uint64_t id = 0;
+  // Every buffer's read and write regions are known and nothing is atomic:
+  // slices can be staged exactly and need no merge.
+  bool regions_known() const;
+  // Root-store byte ranges that a slice of the launch reads / writes in
+  // buffer b; nullopt when the region is unknown.
+  std::optional<IntervalSet> slice_bytes(const BufferArg& b, const sched::Chunk& c,
+                                         bool write) const;
+};
+
+std::string ms(double seconds);
+
+// Sets the device kernel's arguments for runtime device d; `scratch` (probes)
+// replaces the device copy of a root store by another buffer.
+cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned d,
+                       const std::map<BufferStore*, cl_mem>* scratch = nullptr);
+
+// Enqueues chunk c of the launch on dq (offset sub-launch + hidden ctx).
+cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sched::Chunk& c,
+                    cl_event* event);
+
+// One LIBSPLIT_TRACE row (seconds in, milliseconds out).
+SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chunk,
+                       double kernel_s, double transfer_s, double predicted_s);
+
+// Kernel seconds of a completed native event (profiling START..END).
+double event_seconds(cl_event e, cl_ulong* start = nullptr, cl_ulong* end = nullptr);
+
+// The stages.
+cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan);
+cl_int run_split(const Launch& L, sched::LaunchPlan& plan);
+cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan);
+
+// Probes: inputs are copied on the host BEFORE the real work is enqueued (the
+// probe sees the launch's inputs), the probe kernels are enqueued after it.
+struct StagedProbes;
+std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& probes);
+void start_probes(const Launch& L, std::shared_ptr<StagedProbes> staged);
+
+// Measurements that complete on driver threads are posted here and handed to
+// the scheduler at the start of the next launch (plan and report never race).
+void post_report(const sched::LaunchKey& key, std::vector<sched::ChunkTiming> timings);
+void post_probe_report(const sched::LaunchKey& key, const sched::ChunkTiming& timing);
+void deliver_reports();
+
+}  // namespace libsplit

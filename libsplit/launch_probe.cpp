@@ -1,0 +1,158 @@
+// Speculative probes: a small slice of a launch run on another device IN
+// ADDITION to the real work, only to measure that device. A probe reads a
+// copy of the launch's inputs taken on the host before the real work is
+// enqueued, writes only the device's private scratch copy of each buffer
+// (BufferStore::probe_mem: never valid data, never merged, never seen by the
+// app), runs on the device's probe queue, and nobody waits for it: its time
+// reaches the scheduler from its completion callback (launch_reports.cpp).
+// Only launches whose regions are all known are probed (the inputs of a
+// slice are then exact); sub-buffer arguments are not.
+#include "launch.h"
+
+#include "program_prep.h"
+#include "real_api.h"
+
+#include <cstring>
+
+namespace libsplit {
+
+struct StagedProbe {
+  sched::Chunk chunk;
+  std::map<BufferStore*, cl_mem> scratch;  // on chunk.device
+  struct Piece {
+    cl_mem scratch;
+    Range range;
+    size_t offset;  // into bytes
+  };
+  std::vector<Piece> pieces;
+  std::vector<uint8_t> bytes;  // the slice's inputs, copied from the host
+  double staging_seconds = 0;
+};
+
+struct StagedProbes {
+  std::vector<StagedProbe> probes;
+};
+
+namespace {
+
+cl_mem scratch_buffer(BufferStore& s, unsigned device) {
+  Runtime& rt = runtime();
+  if (s.probe_mem.size() < rt.devices.size()) s.probe_mem.resize(rt.devices.size(), nullptr);
+  if (!s.probe_mem[device]) {
+    cl_int err = CL_SUCCESS;
+    s.probe_mem[device] = real().clCreateBuffer(rt.contexts[rt.devices[device].slot],
+                                                CL_MEM_READ_WRITE, s.size, nullptr, &err);
+  }
+  return s.probe_mem[device];
+}
+
+cl_command_queue probe_queue(unsigned device) {
+  Device& d = runtime().devices[device];
+  if (!d.probe_queue) {
+    cl_int err = CL_SUCCESS;
+    cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    d.probe_queue = real().clCreateCommandQueueWithProperties(
+        runtime().contexts[d.slot], d.id, qp, &err);
+  }
+  return d.probe_queue;
+}
+
+// Copies the inputs of chunk c on the host; false when it cannot be probed.
+bool stage(const Launch& L, const sched::Chunk& c, StagedProbe& probe) {
+  probe.chunk = c;
+  const cl_ulong t0 = now_ns();
+  std::map<BufferStore*, IntervalSet> inputs;
+  for (const BufferArg& b : L.buffers) {
+    if (b.mem->parent) return false;
+    BufferStore* s = b.mem->store.get();
+    cl_mem m = scratch_buffer(*s, c.device);
+    if (!m) return false;
+    probe.scratch[s] = m;
+    if (!b.reads) continue;
+    std::optional<IntervalSet> reads = L.slice_bytes(b, c, false);
+    if (!reads) return false;
+    for (const Range& r : reads->ranges()) inputs[s].add(r);
+  }
+  size_t total = 0;
+  for (auto& [s, set] : inputs)
+    for (const Range& r : set.ranges()) total += r.size();
+  probe.bytes.resize(total);
+  size_t at = 0;
+  for (auto& [s, set] : inputs)
+    for (const Range& r : set.ranges()) {
+      if (ensure_host(*s, r) != CL_SUCCESS) return false;
+      std::memcpy(probe.bytes.data() + at, s->shadow + r.begin, r.size());
+      probe.pieces.push_back({probe.scratch[s], r, at});
+      at += r.size();
+    }
+  probe.staging_seconds = (now_ns() - t0) * 1e-9;
+  return true;
+}
+
+struct ProbeDone {
+  std::shared_ptr<StagedProbes> staged;  // keeps the input bytes alive
+  size_t index;
+  sched::LaunchKey key;
+  uint64_t launch;
+  std::string kernel;
+};
+
+void CL_CALLBACK probe_done(cl_event e, cl_int status, void* user) {
+  std::unique_ptr<ProbeDone> done(static_cast<ProbeDone*>(user));
+  const StagedProbe& p = done->staged->probes[done->index];
+  const double seconds = status == CL_COMPLETE ? event_seconds(e) : 0;
+  real().clReleaseEvent(e);
+  post_probe_report(done->key, {p.chunk, seconds, p.staging_seconds});
+  log_line(1, "probe of launch " + std::to_string(done->launch) + " " + done->kernel + " | dev" +
+                  std::to_string(p.chunk.device) + " " + std::to_string(p.chunk.group_count) +
+                  " groups " + ms(seconds) + " ms, staging " + ms(p.staging_seconds) + " ms");
+}
+
+}  // namespace
+
+std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& wanted) {
+  auto staged = std::make_shared<StagedProbes>();
+  const bool probeable = L.compiled && L.regions_known();
+  for (const sched::Chunk& c : wanted) {
+    StagedProbe probe;
+    if (probeable && c.group_count > 0 && c.first_group + c.group_count <= L.total_groups &&
+        stage(L, c, probe)) {
+      staged->probes.push_back(std::move(probe));
+    } else {
+      // Every probe handed out is reported once: this one could not run.
+      post_probe_report(L.key, {c, 0, probe.staging_seconds});
+    }
+  }
+  return staged;
+}
+
+void start_probes(const Launch& L, std::shared_ptr<StagedProbes> staged) {
+  for (size_t i = 0; i < staged->probes.size(); ++i) {
+    StagedProbe& p = staged->probes[i];
+    const unsigned d = p.chunk.device;
+    cl_int err = CL_SUCCESS;
+    cl_command_queue dq = probe_queue(d);
+    cl_kernel dk = dq ? device_kernel(L.kernel, d, &err) : nullptr;
+    for (size_t j = 0; dk && err == CL_SUCCESS && j < p.pieces.size(); ++j) {
+      const StagedProbe::Piece& piece = p.pieces[j];
+      err = real().clEnqueueWriteBuffer(dq, piece.scratch, CL_FALSE, piece.range.begin,
+                                        piece.range.size(), p.bytes.data() + piece.offset, 0,
+                                        nullptr, nullptr);
+    }
+    cl_event e = nullptr;
+    if (dk && err == CL_SUCCESS) err = set_device_args(dk, L.args, d, &p.scratch);
+    if (dk && err == CL_SUCCESS) err = launch_chunk(dq, dk, L, p.chunk, &e);
+    if (!dk || err != CL_SUCCESS || !e) {
+      post_probe_report(L.key, {p.chunk, 0, p.staging_seconds});
+      continue;
+    }
+    real().clFlush(dq);
+    auto* done = new ProbeDone{staged, i, L.key, L.id, L.kernel->name};
+    if (real().clSetEventCallback(e, CL_COMPLETE, probe_done, done) != CL_SUCCESS) {
+      real().clWaitForEvents(1, &e);
+      probe_done(e, CL_COMPLETE, done);
+    }
+  }
+}
+
+}  // namespace libsplit

@@ -1,0 +1,237 @@
+// A static split: the plan's chunks are known up front, so the write overlap
+// between devices is known before anything runs. Each device receives the
+// bytes its chunks read (gathered on the host first, while every device is
+// idle), runs its sub-kernels, and the written bytes are marked valid on the
+// writing device; buffers whose written bytes are unknown or overlap between
+// devices are diff-merged against their pre-launch contents.
+#include "launch.h"
+
+#include "program_prep.h"
+#include "real_api.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace libsplit {
+
+namespace {
+
+struct ChunkRun {
+  sched::Chunk chunk;
+  cl_event event = nullptr;
+  double seconds = 0;
+  cl_ulong start = 0, end = 0;
+};
+
+// What a launch does to one root store.
+struct StoreUse {
+  BufferStore* store = nullptr;
+  Range hull{~uint64_t(0), 0};
+  bool written = false, merge = false;
+  std::vector<IntervalSet> needed, wrote;  // per device
+  std::vector<bool> wrote_unknown;         // per device: whole hull written
+};
+
+// Drains the plan (round-robin over devices) into chunks per device.
+std::vector<std::vector<ChunkRun>> drain(sched::LaunchPlan& plan, unsigned ndev) {
+  std::vector<std::vector<ChunkRun>> runs(ndev);
+  std::vector<bool> done(ndev, false);
+  for (unsigned left = ndev; left;) {
+    for (unsigned d = 0; d < ndev; ++d) {
+      if (done[d]) continue;
+      auto c = plan.next(d);
+      if (!c) {
+        done[d] = true;
+        --left;
+      } else if (c->group_count) {
+        c->device = d;
+        runs[d].push_back({*c});
+      }
+    }
+  }
+  return runs;
+}
+
+// Per root store: what each device needs staged and what it writes.
+std::map<BufferStore*, StoreUse> store_uses(const Launch& L,
+                                            const std::vector<std::vector<ChunkRun>>& runs,
+                                            const std::vector<unsigned>& used, unsigned ndev) {
+  const bool exact = !runtime().controls.merge_all;
+  std::map<BufferStore*, StoreUse> stores;
+  for (const BufferArg& b : L.buffers) {
+    StoreUse& u = stores[b.mem->store.get()];
+    u.store = b.mem->store.get();
+    u.needed.resize(ndev);
+    u.wrote.resize(ndev);
+    u.wrote_unknown.resize(ndev, false);
+    Range whole = root_range(b.mem, 0, b.mem->size);
+    u.hull = {std::min(u.hull.begin, whole.begin), std::max(u.hull.end, whole.end)};
+    u.written |= b.writes;
+    for (unsigned d : used) {
+      for (const ChunkRun& r : runs[d]) {
+        if (b.reads) {
+          auto reads = exact ? L.slice_bytes(b, r.chunk, false) : std::nullopt;
+          if (!reads) u.needed[d].add(whole);
+          else for (const Range& x : reads->ranges()) u.needed[d].add(x);
+        }
+        if (b.writes) {
+          // Bytes in the written region the kernel may leave alone must
+          // already hold the current contents on the device.
+          auto writes = exact ? L.slice_bytes(b, r.chunk, true) : std::nullopt;
+          if (!writes) {
+            u.needed[d].add(whole);
+            u.wrote_unknown[d] = true;
+          } else {
+            for (const Range& x : writes->ranges()) u.needed[d].add(x), u.wrote[d].add(x);
+          }
+        }
+      }
+    }
+  }
+  // Merge when more than one device writes a store and the written bytes
+  // are unknown or overlap between devices.
+  const bool force_merge = runtime().controls.merge_all || !L.compiled;
+  for (auto& [s, u] : stores) {
+    if (!u.written || used.size() < 2) continue;
+    bool merge = force_merge;
+    for (unsigned i = 0; i < used.size() && !merge; ++i) {
+      if (u.wrote_unknown[used[i]]) merge = true;
+      for (unsigned j = i + 1; j < used.size() && !merge; ++j)
+        for (const Range& r : u.wrote[used[i]].ranges())
+          if (!u.wrote[used[j]].present(r).empty()) merge = true;
+    }
+    u.merge = merge;
+  }
+  return stores;
+}
+
+}  // namespace
+
+cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
+  Runtime& rt = runtime();
+  const unsigned ndev = static_cast<unsigned>(rt.devices.size());
+  std::vector<std::vector<ChunkRun>> runs = drain(plan, ndev);
+  std::vector<unsigned> used;
+  for (unsigned d = 0; d < ndev; ++d)
+    if (!runs[d].empty()) used.push_back(d);
+  if (used.empty()) return CL_SUCCESS;
+  std::map<BufferStore*, StoreUse> stores = store_uses(L, runs, used, ndev);
+  const std::string& name = L.kernel->name;
+
+  // Stage: merged stores keep a snapshot; every byte a device lacks is first
+  // gathered on the host (reading from the other devices while they are
+  // idle), so that once kernels run only host-to-device writes remain.
+  std::map<BufferStore*, std::vector<uint8_t>> snapshots;
+  for (auto& [s, u] : stores) {
+    if (!u.merge) continue;
+    if (cl_int err = ensure_host(*s, u.hull)) return err;
+    snapshots[s].assign(s->shadow + u.hull.begin, s->shadow + u.hull.end);
+    for (unsigned d : used) u.needed[d].add(u.hull);
+  }
+  std::vector<double> transfer_seconds(ndev, 0);
+  std::vector<TransferStats> moved(ndev);
+  {
+    cl_ulong t0 = now_ns();
+    for (unsigned d : used)
+      for (auto& [s, u] : stores)
+        for (const Range& r : u.needed[d].ranges())
+          if (cl_int err = stage_for_device(*s, d, r, &moved[d])) return err;
+    cl_ulong t1 = now_ns();
+    if (t1 - t0 > 20000) rt.tracer->span("gather " + name, "transfer", 0, t0, t1);
+  }
+
+  // Run: per device, its writes then its sub-launches; devices overlap.
+  std::vector<cl_event> write_begin(ndev, nullptr), write_end(ndev, nullptr);
+  for (unsigned d : used) {
+    cl_int err = CL_SUCCESS;
+    cl_command_queue dq = rt.devices[d].queue;
+    real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_begin[d]);
+    for (auto& [s, u] : stores)
+      for (const Range& r : u.needed[d].ranges())
+        if ((err = ensure_device(*s, d, r, &moved[d]))) return err;
+    real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_end[d]);
+    cl_kernel dk = device_kernel(L.kernel, d, &err);
+    if (!dk) return err;
+    if ((err = set_device_args(dk, L.args, d))) return err;
+    for (ChunkRun& r : runs[d])
+      if ((err = launch_chunk(dq, dk, L, r.chunk, &r.event))) return err;
+    real().clFlush(dq);
+  }
+  cl_int status = CL_SUCCESS;
+  std::vector<sched::ChunkTiming> timings;
+  for (unsigned d : used) {
+    real().clFinish(rt.devices[d].queue);
+    cl_ulong host_end = now_ns();
+    cl_ulong last_end = 0, w0 = 0, w1 = 0;
+    real().clGetEventProfilingInfo(write_begin[d], CL_PROFILING_COMMAND_END, sizeof w0, &w0, nullptr);
+    real().clGetEventProfilingInfo(write_end[d], CL_PROFILING_COMMAND_END, sizeof w1, &w1, nullptr);
+    real().clReleaseEvent(write_begin[d]);
+    real().clReleaseEvent(write_end[d]);
+    transfer_seconds[d] = w1 > w0 ? (w1 - w0) * 1e-9 : 0;
+    for (ChunkRun& r : runs[d]) {
+      cl_int st = CL_COMPLETE;
+      real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+      if (st < 0) status = st;
+      r.seconds = event_seconds(r.event, &r.start, &r.end);
+      real().clReleaseEvent(r.event);
+      last_end = std::max(last_end, r.end);
+      timings.push_back({r.chunk, r.seconds, &r == &runs[d].front() ? transfer_seconds[d] : 0.0});
+    }
+    for (ChunkRun& r : runs[d])
+      rt.tracer->span(name, "kernel", d, host_end - (last_end - r.start), host_end - (last_end - r.end));
+    if (w1 > w0 && last_end >= w1)
+      rt.tracer->span("transfer " + name, "transfer", d, host_end - (last_end - w0), host_end - (last_end - w1));
+  }
+  if (status != CL_SUCCESS) return status;
+
+  // Where the written bytes now live.
+  for (auto& [s, u] : stores) {
+    if (!u.written) continue;
+    if (!u.merge) {
+      for (unsigned d : used) {
+        if (u.wrote_unknown[d]) wrote_device(*s, d, u.hull);
+        for (const Range& r : u.wrote[d].ranges()) wrote_device(*s, d, r);
+      }
+      continue;
+    }
+    cl_ulong t0 = now_ns();
+    const std::vector<uint8_t>& before = snapshots[s];
+    std::vector<uint8_t> mine(u.hull.size());
+    for (unsigned d : used) {
+      cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s->dev_mem[d], CL_TRUE,
+                                              u.hull.begin, u.hull.size(), mine.data(), 0, nullptr, nullptr);
+      if (err != CL_SUCCESS) return err;
+      uint8_t* out = s->shadow + u.hull.begin;
+      for (size_t i = 0; i < mine.size(); ++i)
+        if (mine[i] != before[i]) out[i] = mine[i];
+    }
+    wrote_host(*s, u.hull);
+    rt.tracer->span("merge", "transfer", 0, t0, now_ns());
+  }
+
+  rt.scheduler->report(L.key, timings);
+  if (rt.tracer->enabled() || rt.controls.log >= 1) {
+    std::ostringstream line;
+    line << "launch " << L.id << " " << name << " dim " << L.dim << " groups " << L.total_groups;
+    if (used.size() < 2) line << " whole (scheduler)";
+    else line << " split over " << used.size() << " devices";
+    for (unsigned d : used) {
+      double kern = 0;
+      uint64_t groups = 0;
+      for (auto& r : runs[d]) kern += r.seconds, groups += r.chunk.group_count;
+      line << " | dev" << d << " " << groups << " groups " << ms(kern) << " ms +" << ms(transfer_seconds[d]) << " ms xfer "
+           << moved[d].bytes_to_device << " B in";
+      for (auto& r : runs[d])
+        rt.tracer->row(trace_row(L, d, r.chunk, r.seconds,
+                                 &r == &runs[d].front() ? transfer_seconds[d] : 0,
+                                 plan.predicted_seconds(d)));
+    }
+    bool any_merge = false;
+    for (auto& [s, u] : stores) any_merge |= u.merge;
+    if (any_merge) line << " | merged";
+    log_line(1, line.str());
+  }
+  return CL_SUCCESS;
+}
+
+}  // namespace libsplit

@@ -1,0 +1,71 @@
+// Whole on one device: what the app alone would do. The kernel goes straight
+// to the device's in-order queue and the launch returns; the app's event
+// completes from the device's own completion callback (completion.h), which
+// also carries the measurement to the scheduler. No marker, no finish, no
+// transfer unless the device lacks the data.
+#include "launch.h"
+
+#include "completion.h"
+#include "program_prep.h"
+#include "real_api.h"
+
+#include <sstream>
+
+namespace libsplit {
+
+cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
+  Runtime& rt = runtime();
+  // Every byte the kernel may touch must be current on the device (written
+  // bytes it leaves alone included).
+  TransferStats moved;
+  const cl_ulong t0 = now_ns();
+  for (const BufferArg& b : L.buffers)
+    if (cl_int err = stage_for_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
+      return err;
+  for (const BufferArg& b : L.buffers)
+    if (cl_int err = ensure_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
+      return err;
+  const double transfer = (now_ns() - t0) * 1e-9;
+
+  cl_int err = CL_SUCCESS;
+  cl_kernel dk = device_kernel(L.kernel, device, &err);
+  if (!dk) return err;
+  if ((err = set_device_args(dk, L.args, device))) return err;
+  const sched::Chunk chunk{device, 0, L.total_groups};
+  cl_command_queue dq = rt.devices[device].queue;
+  cl_event done = nullptr;
+  if ((err = launch_chunk(dq, dk, L, chunk, &done))) return err;
+  for (const BufferArg& b : L.buffers)
+    if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
+  real().clFlush(dq);
+
+  // What the completion callback reports (the Launch itself is gone by then).
+  const bool measure = plan != nullptr;
+  const bool traced = rt.tracer->enabled() || rt.controls.log >= 1;
+  if (!measure && !traced) {
+    complete_after(done);
+    return CL_SUCCESS;
+  }
+  SubKernelRow row = trace_row(L, device, chunk, 0, transfer, plan ? plan->predicted_seconds(device) : 0);
+  std::ostringstream head;
+  head << "launch " << L.id << " " << L.kernel->name << " dim " << L.dim << " groups " << L.total_groups
+       << " whole (" << (L.why_whole.empty() ? "scheduler" : L.why_whole) << ")";
+  complete_after(done, [key = L.key, row, head = head.str(), measure, traced, bytes = moved.bytes_to_device,
+                        transfer](cl_event e) mutable {
+    Runtime& rt = runtime();
+    cl_ulong start = 0, end = 0;
+    const double seconds = event_seconds(e, &start, &end);
+    if (measure) post_report(key, {sched::ChunkTiming{{row.device, 0, row.total_groups}, seconds, transfer}});
+    if (!traced) return;
+    const cl_ulong now = now_ns();
+    rt.tracer->span(row.kernel, "kernel", row.device, now - (end - start), now);
+    row.ms_kernel = seconds * 1e3;
+    rt.tracer->row(row);
+    log_line(1, head + " | dev" + std::to_string(row.device) + " " + std::to_string(row.groups) +
+                    " groups " + ms(seconds) + " ms +" + ms(transfer) + " ms xfer " +
+                    std::to_string(bytes) + " B in");
+  });
+  return CL_SUCCESS;
+}
+
+}  // namespace libsplit

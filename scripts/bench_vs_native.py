@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The no-regret check: each bench app natively on the device it chose versus
+the same binary under the shim with DEFAULT settings (no LIBSPLIT_* variable
+but the cache directory), side by side in one run, several repetitions, medians.
+
+For every app and preset it measures, alternating native and shim runs:
+  - time_ms, the app's own kernel-loop time (what the issue's guarantee is about);
+  - the process wall time, start to exit, with a warm libsplit cache, and once
+    with a cold one (empty LIBSPLIT_CACHE_DIR).
+It prints a markdown table with the ratios shim/native and writes it, with a
+CSV of every run, to --out.
+
+  scripts/bench_vs_native.py --bin-dir build/bench/bin --shim build/libsplit/libsplit.so \
+      --device 1 --preset medium,large --iters 30 --repeat 3 --out results/
+"""
+import argparse
+import csv
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+APPS = ["2mm", "3mm", "atax", "bicg", "gemm", "gesummv", "mvt", "syrk", "syr2k", "covariance",
+        "correlation", "jacobi-1d", "jacobi-2d", "fdtd-2d", "convolution-2d", "convolution-3d",
+        "ep", "aes128", "spmv", "mandelbrot", "nbody", "montecarlo", "matmul"]
+
+
+def clean_env(extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LIBSPLIT_")}
+    env.update(extra)
+    return env
+
+
+def run_once(exe, args, env, timeout):
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([str(exe)] + args, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, time.monotonic() - start, "timeout"
+    wall = time.monotonic() - start
+    time_ms = None
+    status = "PASS" if proc.returncode == 0 else f"exit {proc.returncode}"
+    for line in proc.stdout.splitlines():
+        if line.startswith("time_ms="):
+            time_ms = float(line.split("=", 1)[1])
+        if line.strip() == "FAIL":
+            status = "FAIL"
+    if time_ms is None and status == "PASS":
+        status = "no time_ms"
+    return time_ms, wall, status
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin-dir", required=True, type=Path)
+    ap.add_argument("--shim", required=True, type=Path)
+    ap.add_argument("--cc", type=Path, help="libsplit-cc (sets LIBSPLIT_CC; default: the shim finds it)")
+    ap.add_argument("--device", type=int, default=0, help="the device the app chooses (--device of the apps)")
+    ap.add_argument("--apps", default=",".join(APPS))
+    ap.add_argument("--preset", default="medium,large")
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--check", action="store_true", help="keep the apps' CPU reference check")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--extra-env", default="", help="KEY=VALUE,... added to the shim runs only")
+    a = ap.parse_args()
+    if not a.shim.exists():
+        sys.exit(f"bench_vs_native: {a.shim} does not exist")
+    a.out.mkdir(parents=True, exist_ok=True)
+    cache = Path(tempfile.mkdtemp(prefix="libsplit-cache-"))
+    shim_env = {"LD_PRELOAD": str(a.shim.resolve()), "LIBSPLIT_CACHE_DIR": str(cache)}
+    if a.cc:
+        shim_env["LIBSPLIT_CC"] = str(a.cc.resolve())
+    for item in filter(None, a.extra_env.split(",")):
+        key, _, value = item.partition("=")
+        shim_env[key] = value
+    rows = []
+    table = ["| app | preset | native ms | shim ms | ratio | wall native s | wall shim warm s | "
+             "warm - native ms | wall shim cold s | cold - native ms | status |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for preset in a.preset.split(","):
+        for app in a.apps.split(","):
+            exe = a.bin_dir / app
+            if not exe.exists():
+                print(f"skip {app}: {exe} missing", flush=True)
+                continue
+            args = ["--size", preset, "--iters", str(a.iters), "--device", str(a.device)]
+            if not a.check:
+                args.append("--no-check")
+            # Cold: an empty cache directory for this app's first shim run.
+            cold_dir = Path(tempfile.mkdtemp(prefix="libsplit-cold-"))
+            _, cold_wall, cold_status = run_once(exe, args, clean_env({**shim_env, "LIBSPLIT_CACHE_DIR": str(cold_dir)}), a.timeout)
+            shutil.rmtree(cold_dir, ignore_errors=True)
+            # Warm-up of the shared cache (not measured).
+            run_once(exe, args, clean_env(shim_env), a.timeout)
+            native, shim = [], []
+            statuses = set() if cold_status in ("PASS",) else {f"cold {cold_status}"}
+            for rep in range(a.repeat):
+                for kind, env in (("native", clean_env({})), ("shim", clean_env(shim_env))):
+                    t, wall, status = run_once(exe, args, env, a.timeout)
+                    (native if kind == "native" else shim).append((t, wall))
+                    if status not in ("PASS",):
+                        statuses.add(f"{kind} {status}")
+                    rows.append({"app": app, "preset": preset, "config": kind, "rep": rep,
+                                 "time_ms": t, "wall_s": wall, "status": status})
+            rows.append({"app": app, "preset": preset, "config": "shim-cold", "rep": 0,
+                         "time_ms": None, "wall_s": cold_wall, "status": cold_status})
+            n_ms, s_ms = median([t for t, _ in native]), median([t for t, _ in shim])
+            n_wall, s_wall = median([w for _, w in native]), median([w for _, w in shim])
+            ratio = s_ms / n_ms if n_ms == n_ms and n_ms > 0 else float("nan")
+            line = (f"| {app} | {preset} | {n_ms:.1f} | {s_ms:.1f} | {ratio:.3f} | {n_wall:.2f} | "
+                    f"{s_wall:.2f} | {(s_wall - n_wall) * 1e3:+.0f} | {cold_wall:.2f} | "
+                    f"{(cold_wall - n_wall) * 1e3:+.0f} | {'PASS' if not statuses else '; '.join(sorted(statuses))} |")
+            table.append(line)
+            print(line, flush=True)
+    shutil.rmtree(cache, ignore_errors=True)
+    (a.out / "vs_native.md").write_text("\n".join(table) + "\n")
+    with open(a.out / "vs_native.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["app", "preset", "config", "rep", "time_ms", "wall_s", "status"])
+        w.writeheader()
+        w.writerows(rows)
+    print("\n".join(table))
+
+
+if __name__ == "__main__":
+    main()
