@@ -9,7 +9,9 @@
 #include "real_api.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace libsplit {
 
@@ -240,6 +242,34 @@ SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chu
   row.granularity = static_cast<double>(chunk.group_count) / static_cast<double>(L.total_groups);
   row.predicted_ms = predicted_s * 1e3;
   return row;
+}
+
+double injected_slowdown(unsigned device, uint64_t launch) {
+  struct Slowdown {
+    unsigned device = 0;
+    uint64_t from = 0;
+    double factor = 1;
+  };
+  static const Slowdown parsed = [] {
+    Slowdown s;
+    const std::string& text = runtime().controls.inject_slowdown;
+    unsigned d = 0;
+    unsigned long long from = 0;
+    double f = 1;
+    if (!text.empty() && sscanf(text.c_str(), "%u@%llu*%lf", &d, &from, &f) == 3 && f >= 1)
+      s = {d, from, f};
+    else if (!text.empty())
+      log_line(0, "LIBSPLIT_INJECT_SLOWDOWN=" + text + " ignored (expected D@L*F, F >= 1)");
+    return s;
+  }();
+  return device == parsed.device && launch >= parsed.from ? parsed.factor : 1.0;
+}
+
+double apply_slowdown(unsigned device, uint64_t launch, double seconds) {
+  const double factor = injected_slowdown(device, launch);
+  if (factor == 1.0) return seconds;
+  std::this_thread::sleep_for(std::chrono::duration<double>((factor - 1) * seconds));
+  return factor * seconds;
 }
 
 double event_seconds(cl_event e, cl_ulong* start, cl_ulong* end) {

@@ -90,6 +90,13 @@ SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chu
 // Kernel seconds of a completed native event (profiling START..END).
 double event_seconds(cl_event e, cl_ulong* start = nullptr, cl_ulong* end = nullptr);
 
+// LIBSPLIT_INJECT_SLOWDOWN: the factor by which runtime device `device` is
+// made slower at launch `launch` (1 = not at all).
+double injected_slowdown(unsigned device, uint64_t launch);
+// Applies it to `seconds` of kernel time measured on that device: waits the
+// extra time (so the launch really takes longer) and returns the stretched time.
+double apply_slowdown(unsigned device, uint64_t launch, double seconds);
+
 // The stages.
 cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan);
 cl_int run_split(const Launch& L, sched::LaunchPlan& plan);

@@ -172,7 +172,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       cl_int st = CL_COMPLETE;
       real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
       if (st < 0) status = st;
-      r.seconds = event_seconds(r.event, &r.start, &r.end);
+      r.seconds = apply_slowdown(d, L.id, event_seconds(r.event, &r.start, &r.end));
       real().clReleaseEvent(r.event);
       last_end = std::max(last_end, r.end);
       timings.push_back({r.chunk, r.seconds, &r == &runs[d].front() ? transfer_seconds[d] : 0.0});

@@ -184,6 +184,36 @@ int iterative(Cl& cl) {
   return 0;
 }
 
+const char* kBurn = R"(
+__kernel void burn(__global float* x, int reps) {
+  int i = get_global_id(0);
+  float v = x[i];
+  for (int r = 0; r < reps; ++r) v = v * 0.999f + sin(v) * 0.001f;
+  x[i] = v;
+})";
+
+// A compute-bound kernel launched RT_APP_ITERS times (default 30) on the
+// same buffer: enough work per launch for the schedulers to measure.
+int load(Cl& cl) {
+  const int n = 16384, reps = getenv("RT_APP_REPS") ? atoi(getenv("RT_APP_REPS")) : 20;
+  std::vector<float> a(n);
+  for (int i = 0; i < n; ++i) a[i] = (i % 101) * 0.01f;
+  cl_program p = cl.build(kBurn);
+  cl_kernel k = cl.kernel(p, "burn");
+  cl_mem x = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, a.data());
+  CHECK(clSetKernelArg(k, 0, sizeof x, &x));
+  CHECK(clSetKernelArg(k, 1, sizeof reps, &reps));
+  size_t global = n, local = 64;
+  const int iters = getenv("RT_APP_ITERS") ? atoi(getenv("RT_APP_ITERS")) : 30;
+  for (int it = 0; it < iters; ++it) {
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clFinish(cl.q));
+  }
+  CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
+  print("final", a);
+  return 0;
+}
+
 const char* kScale = R"(
 __kernel void scale(__global int* x, int f, int add) {
   int i = get_global_id(0);
@@ -539,6 +569,7 @@ int main(int argc, char** argv) {
   if (s == "vecadd") return vecadd(cl);
   if (s == "twod") return twod(cl);
   if (s == "iterative") return iterative(cl);
+  if (s == "load") return load(cl);
   if (s == "rw") return rw(cl);
   if (s == "merge") return merge(cl);
   if (s == "trap") return trap(cl);
