@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 using rt_test::Env;
 using rt_test::run_child;
@@ -252,3 +255,65 @@ TEST(Tools, RunPreloadsTheShim) {
 }
 
 }  // namespace
+
+namespace {
+
+// Each device's share of the work-groups, per launch, from a LIBSPLIT_TRACE file.
+std::map<uint64_t, std::map<unsigned, double>> shares_by_launch(const std::string& csv) {
+  std::map<uint64_t, std::map<unsigned, double>> shares;
+  std::stringstream in(rt_test::read_text(csv));
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    if (f.size() < 7) continue;
+    shares[std::stoull(f[0])][unsigned(std::stoul(f[2]))] +=
+        double(std::stoull(f[5])) / double(std::stoull(f[6]));
+  }
+  return shares;
+}
+
+}  // namespace
+
+// The hidden-load test: with the default scheduler, the device that takes
+// the most work is made 4x slower half-way (LIBSPLIT_INJECT_SLOWDOWN: the
+// launch really waits); from the third launch after the step on, its share
+// must have dropped by at least a quarter. Output stays the native one.
+TEST(Preload, HiddenLoadIsFollowedWithinThreeLaunches) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  constexpr uint64_t kStep = 15, kLaunches = 30;
+  auto native = run_child({RT_APP, "load"}, base_env(kTwoDevices));
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  auto run = [&](const std::string& name, const std::string& slowdown) {
+    Env env = base_env(kTwoDevices);
+    env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
+    env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+    env["LIBSPLIT_SYNC_PREPARE"] = "1";
+    env["LIBSPLIT_LOG"] = "1";
+    env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/" + name;  // no warm start between the runs
+    env["LIBSPLIT_TRACE"] = temp_dir() + "/" + name + ".csv";
+    env["RT_APP_ITERS"] = std::to_string(kLaunches);
+    if (!slowdown.empty()) env["LIBSPLIT_INJECT_SLOWDOWN"] = slowdown;
+    unlink(env["LIBSPLIT_TRACE"]->c_str());
+    auto r = run_child({RT_APP, "load"}, env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, native.out) << r.err;
+    return std::make_pair(shares_by_launch(*env["LIBSPLIT_TRACE"]), r.err);
+  };
+  auto [quiet, quiet_log] = run("quiet", "");
+  ASSERT_EQ(quiet.size(), kLaunches) << quiet_log;
+  unsigned busiest = 0;
+  for (auto& [device, share] : quiet[kStep - 1])
+    if (share > quiet[kStep - 1][busiest]) busiest = device;
+  auto [loaded, loaded_log] = run("loaded", std::to_string(busiest) + "@" + std::to_string(kStep) + "*4");
+  ASSERT_EQ(loaded.size(), kLaunches) << loaded_log;
+  const double before = loaded[kStep - 1][busiest];
+  ASSERT_GT(before, 0.3) << "device " << busiest << " took little work before the step\n" << loaded_log;
+  for (uint64_t launch = kStep + 3; launch <= kLaunches; ++launch)
+    EXPECT_LE(loaded[launch][busiest], 0.75 * before)
+        << "launch " << launch << ": device " << busiest << " still takes "
+        << loaded[launch][busiest] << " of the work (" << before << " before it slowed down)\n"
+        << loaded_log;
+}
