@@ -126,6 +126,7 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
       lock.unlock();
       q->idle_cv.notify_all();
       if (!blocking) return CL_SUCCESS;
+      help_complete(q);
       cl_int final_status = wait_event(e);
       release(e);
       return final_status < 0 ? final_status : CL_SUCCESS;
@@ -220,6 +221,11 @@ cl_int clFlush(cl_command_queue q) {
 
 cl_int clFinish(cl_command_queue q) {
   if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
+  {
+    std::unique_lock lock(q->mutex);
+    q->idle_cv.wait(lock, [&] { return q->in_flight == 0; });
+  }
+  help_complete(q);
   std::unique_lock lock(q->mutex);
   q->idle_cv.wait(lock, [&] { return q->in_flight == 0 && !has_pending_completions(q); });
   return CL_SUCCESS;

@@ -8,23 +8,28 @@
 
 namespace libsplit {
 
+// One native event a command waits for. Whoever sees it complete first (the
+// driver's callback, or a thread waiting in clFinish / a blocking call)
+// handles it: runs on_complete and counts it down; the other does nothing.
+struct NativeWait {
+  cl_event native = nullptr;  // one reference owned, released by the handler
+  std::function<void(cl_event)> on_complete;
+  std::atomic<bool> handled{false};
+};
+
 struct PendingCompletion {
   cl_command_queue queue = nullptr;
   cl_event event = nullptr;  // the app's, one reference owned
   cl_int status = CL_SUCCESS;
-  std::atomic<int> remaining{0};    // native events not yet complete
+  std::vector<std::unique_ptr<NativeWait>> waits;
+  std::atomic<int> remaining{0};  // waits not yet handled
   std::atomic<cl_int> failure{CL_SUCCESS};
 };
 
 namespace {
 
-struct NativeWait {
-  cl_event native;
-  std::function<void(cl_event)> on_complete;
-};
-
 // The native events handed over by the run() executing on this thread.
-thread_local std::vector<NativeWait> t_waits;
+thread_local std::vector<std::unique_ptr<NativeWait>> t_waits;
 
 cl_int final_status(cl_int status) {
   return status == CL_SUCCESS ? CL_COMPLETE : (status < 0 ? status : -status);
@@ -48,39 +53,48 @@ void drain(cl_command_queue q) {
   if (!done.empty()) q->idle_cv.notify_all();
 }
 
+void handle(const std::shared_ptr<PendingCompletion>& entry, NativeWait& w, cl_int status) {
+  if (w.handled.exchange(true)) return;
+  if (status < 0) entry->failure.store(status);
+  if (w.on_complete) w.on_complete(w.native);
+  real().clReleaseEvent(w.native);
+  if (entry->remaining.fetch_sub(1) == 1) drain(entry->queue);
+}
+
 struct CallbackData {
   std::shared_ptr<PendingCompletion> entry;
-  std::function<void(cl_event)> on_complete;
+  NativeWait* wait;
 };
 
 void CL_CALLBACK native_done(cl_event native, cl_int status, void* user) {
   std::unique_ptr<CallbackData> data(static_cast<CallbackData*>(user));
-  if (status < 0) data->entry->failure.store(status);
-  if (data->on_complete) data->on_complete(native);
-  real().clReleaseEvent(native);
-  cl_command_queue q = data->entry->queue;
-  if (data->entry->remaining.fetch_sub(1) == 1) drain(q);
+  handle(data->entry, *data->wait, status);
+  real().clReleaseEvent(native);  // the callback's own reference
 }
 
 }  // namespace
 
 void complete_after(cl_event native, std::function<void(cl_event)> on_complete) {
-  t_waits.push_back({native, std::move(on_complete)});
+  auto w = std::make_unique<NativeWait>();
+  w->native = native;
+  w->on_complete = std::move(on_complete);
+  t_waits.push_back(std::move(w));
 }
 
 bool has_pending_completions(cl_command_queue q) { return !q->pending.empty(); }
 
 void finish_command(cl_command_queue q, cl_event e, cl_int status) {
-  std::vector<NativeWait> waits = std::move(t_waits);
-  t_waits.clear();
   auto entry = std::make_shared<PendingCompletion>();
   entry->queue = q;
   entry->event = e;
   entry->status = status;
-  entry->remaining.store(static_cast<int>(waits.size()));
+  entry->waits = std::move(t_waits);
+  t_waits.clear();
+  const size_t n = entry->waits.size();
+  entry->remaining.store(static_cast<int>(n));
   {
     std::lock_guard lock(q->mutex);
-    if (waits.empty() && q->pending.empty()) {
+    if (n == 0 && q->pending.empty()) {
       entry.reset();
     } else {
       q->pending.push_back(entry);
@@ -91,18 +105,47 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status) {
     release(e);
     return;
   }
-  for (NativeWait& w : waits) {
-    auto* data = new CallbackData{entry, std::move(w.on_complete)};
-    if (real().clSetEventCallback(w.native, CL_COMPLETE, native_done, data) != CL_SUCCESS) {
-      // No callback: wait here (correct, only slower).
-      real().clWaitForEvents(1, &w.native);
+  for (size_t i = 0; i < n; ++i) {
+    NativeWait& w = *entry->waits[i];
+    // The callback holds its own reference: a waiter may handle and release
+    // the event first.
+    real().clRetainEvent(w.native);
+    auto* data = new CallbackData{entry, &w};
+    cl_event native = w.native;
+    if (real().clSetEventCallback(native, CL_COMPLETE, native_done, data) != CL_SUCCESS) {
+      delete data;
+      real().clReleaseEvent(native);
+      real().clWaitForEvents(1, &native);
       cl_int st = CL_COMPLETE;
-      real().clGetEventInfo(w.native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-      native_done(w.native, st, data);
+      real().clGetEventInfo(native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+      handle(entry, w, st);
     }
   }
   // A command with no device work of its own completes behind the earlier ones.
-  if (waits.empty()) drain(q);
+  if (n == 0) drain(q);
+}
+
+void help_complete(cl_command_queue q) {
+  // Snapshot the pending native events (retained: a callback may release
+  // them meanwhile), wait for them natively, handle them in order.
+  std::vector<std::pair<std::shared_ptr<PendingCompletion>, NativeWait*>> todo;
+  {
+    std::lock_guard lock(q->mutex);
+    for (auto& entry : q->pending)
+      for (auto& w : entry->waits)
+        if (!w->handled.load()) {
+          real().clRetainEvent(w->native);
+          todo.emplace_back(entry, w.get());
+        }
+  }
+  for (auto& [entry, w] : todo) {
+    cl_event native = w->native;
+    real().clWaitForEvents(1, &native);
+    cl_int st = CL_COMPLETE;
+    real().clGetEventInfo(native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+    handle(entry, *w, st);
+    real().clReleaseEvent(native);
+  }
 }
 
 }  // namespace libsplit

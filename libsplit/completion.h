@@ -31,4 +31,9 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status);
 // True while q has commands waiting for device completion (q->mutex held).
 bool has_pending_completions(cl_command_queue q);
 
+// Waits natively (clWaitForEvents) for the device work of q's pending
+// commands and completes them, instead of waiting for the driver's callback
+// thread: clFinish and blocking calls then return as fast as natively.
+void help_complete(cl_command_queue q);
+
 }  // namespace libsplit

@@ -10,6 +10,7 @@
 #include "real_api.h"
 #include "runtime.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -177,14 +178,25 @@ void adopt(cl_program p, PreparedProgram&& r) {
 
 // Background jobs still running; the process waits for them at exit (a
 // driver torn down under a running build crashes).
+// At exit the jobs stop at their next step and the process waits for the
+// step under way (a driver call), at most kExitWait.
 std::mutex g_jobs_mutex;
 std::condition_variable g_jobs_cv;
 unsigned g_jobs = 0;
+std::atomic<bool> g_exiting{false};
+constexpr auto kExitWait = std::chrono::seconds(10);
 
 void wait_for_jobs() {
+  g_exiting = true;
   std::unique_lock lock(g_jobs_mutex);
-  g_jobs_cv.wait_for(lock, std::chrono::seconds(60), [] { return g_jobs == 0; });
+  if (g_jobs == 0) return;
+  const cl_ulong t0 = now_ns();
+  bool done = g_jobs_cv.wait_for(lock, kExitWait, [] { return g_jobs == 0; });
+  log_line(1, std::string("exit: ") + (done ? "waited " : "gave up after ") +
+                  std::to_string((now_ns() - t0) / 1000000) + " ms for background preparation");
 }
+
+std::string ms_since(cl_ulong t0) { return std::to_string((now_ns() - t0) / 1000000) + " ms"; }
 
 }  // namespace
 
@@ -222,7 +234,9 @@ void start_preparation(cl_program p) {
   }
   retain(p);
   std::thread([p, generation, source = p->source, options = p->options] {
+    const cl_ulong t0 = now_ns();
     Built originals = build_per_slot(p, &source, options);
+    log_line(2, "preparation: original source built in " + ms_since(t0));
     bool current;
     {
       std::lock_guard lock(p->prep_mutex);
@@ -236,7 +250,12 @@ void start_preparation(cl_program p) {
     }
     p->prep_cv.notify_all();
     auto prepared = std::make_shared<PreparedProgram>();
-    if (current) *prepared = prepare(p, source, options, originals.all ? &originals.programs : nullptr);
+    if (current && !g_exiting) {
+      *prepared = prepare(p, source, options, originals.all ? &originals.programs : nullptr);
+      log_line(1, std::string("preparation: ") +
+                      (prepared->mode == Mode::Compiled ? "partition-ready program" : "program") +
+                      " ready after " + ms_since(t0) + " in the background");
+    }
     release_all(originals.programs);
     {
       std::lock_guard lock(p->prep_mutex);
