@@ -2,6 +2,7 @@
 
 #include "real_api.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -13,6 +14,7 @@ namespace libsplit {
 // handles it: runs on_complete and counts it down; the other does nothing.
 struct NativeWait {
   cl_event native = nullptr;  // one reference owned, released by the handler
+  cl_command_queue device_queue = nullptr;  // where it runs (in order)
   std::function<void(cl_event)> on_complete;
   std::atomic<bool> handled{false};
 };
@@ -74,9 +76,11 @@ void CL_CALLBACK native_done(cl_event native, cl_int status, void* user) {
 
 }  // namespace
 
-void complete_after(cl_event native, std::function<void(cl_event)> on_complete) {
+void complete_after(cl_command_queue device_queue, cl_event native,
+                    std::function<void(cl_event)> on_complete) {
   auto w = std::make_unique<NativeWait>();
   w->native = native;
+  w->device_queue = device_queue;
   w->on_complete = std::move(on_complete);
   t_waits.push_back(std::move(w));
 }
@@ -127,8 +131,11 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status) {
 
 void help_complete(cl_command_queue q) {
   // Snapshot the pending native events (retained: a callback may release
-  // them meanwhile), wait for them natively, handle them in order.
+  // them meanwhile), finish their device queues (as fast as the app's own
+  // clFinish; some drivers' event waits sleep in coarse steps), handle them
+  // in order.
   std::vector<std::pair<std::shared_ptr<PendingCompletion>, NativeWait*>> todo;
+  std::vector<cl_command_queue> queues;
   {
     std::lock_guard lock(q->mutex);
     for (auto& entry : q->pending)
@@ -136,11 +143,15 @@ void help_complete(cl_command_queue q) {
         if (!w->handled.load()) {
           real().clRetainEvent(w->native);
           todo.emplace_back(entry, w.get());
+          if (std::find(queues.begin(), queues.end(), w->device_queue) == queues.end())
+            queues.push_back(w->device_queue);
         }
   }
+  for (cl_command_queue dq : queues)
+    if (dq) real().clFinish(dq);
   for (auto& [entry, w] : todo) {
     cl_event native = w->native;
-    real().clWaitForEvents(1, &native);
+    if (!w->device_queue) real().clWaitForEvents(1, &native);
     cl_int st = CL_COMPLETE;
     real().clGetEventInfo(native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
     handle(entry, *w, st);

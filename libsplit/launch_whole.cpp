@@ -9,6 +9,7 @@
 #include "program_prep.h"
 #include "real_api.h"
 
+#include <cstdlib>
 #include <sstream>
 
 namespace libsplit {
@@ -39,18 +40,20 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
     if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
   real().clFlush(dq);
 
+  static const bool sync_whole = getenv("LIBSPLIT_EXPERIMENT_SYNC_WHOLE") != nullptr;
+  if (sync_whole) real().clFinish(dq);
   // What the completion callback reports (the Launch itself is gone by then).
   const bool measure = plan != nullptr;
   const bool traced = rt.tracer->enabled() || rt.controls.log >= 1;
   if (!measure && !traced && injected_slowdown(device, L.id) == 1.0) {
-    complete_after(done);
+    complete_after(dq, done);
     return CL_SUCCESS;
   }
   SubKernelRow row = trace_row(L, device, chunk, 0, transfer, plan ? plan->predicted_seconds(device) : 0);
   std::ostringstream head;
   head << "launch " << L.id << " " << L.kernel->name << " dim " << L.dim << " groups " << L.total_groups
        << " whole (" << (L.why_whole.empty() ? "scheduler" : L.why_whole) << ")";
-  complete_after(done, [key = L.key, row, head = head.str(), measure, traced, bytes = moved.bytes_to_device,
+  complete_after(dq, done, [key = L.key, row, head = head.str(), measure, traced, bytes = moved.bytes_to_device,
                         transfer](cl_event e) mutable {
     Runtime& rt = runtime();
     cl_ulong start = 0, end = 0;

@@ -176,17 +176,20 @@ void adopt(cl_program p, PreparedProgram&& r) {
   }
 }
 
-// Background jobs still running; the process waits for them at exit (a
-// driver torn down under a running build crashes).
-// At exit the jobs stop at their next step and the process waits for the
-// step under way (a driver call), at most kExitWait.
+// Background jobs still running (a driver torn down under a running build
+// crashes). At the app's end (before_exit) the jobs stop at their next step and the
+// process waits for the step under way (a driver call), at most kExitWait.
 std::mutex g_jobs_mutex;
 std::condition_variable g_jobs_cv;
 unsigned g_jobs = 0;
 std::atomic<bool> g_exiting{false};
 constexpr auto kExitWait = std::chrono::seconds(10);
 
-void wait_for_jobs() {
+std::string ms_since(cl_ulong t0) { return std::to_string((now_ns() - t0) / 1000000) + " ms"; }
+
+}  // namespace
+
+void before_exit() {
   g_exiting = true;
   std::unique_lock lock(g_jobs_mutex);
   if (g_jobs == 0) return;
@@ -195,10 +198,6 @@ void wait_for_jobs() {
   log_line(1, std::string("exit: ") + (done ? "waited " : "gave up after ") +
                   std::to_string((now_ns() - t0) / 1000000) + " ms for background preparation");
 }
-
-std::string ms_since(cl_ulong t0) { return std::to_string((now_ns() - t0) / 1000000) + " ms"; }
-
-}  // namespace
 
 bool plain_split_safe(std::string_view source) {
   for (const char* word : {"get_group_id", "get_num_groups", "get_global_size", "get_global_offset",
@@ -226,8 +225,6 @@ void start_preparation(cl_program p) {
     return;
   }
   p->mode = Mode::Preparing;
-  static std::once_flag at_exit;
-  std::call_once(at_exit, [] { std::atexit(wait_for_jobs); });
   {
     std::lock_guard lock(g_jobs_mutex);
     ++g_jobs;

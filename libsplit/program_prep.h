@@ -15,6 +15,10 @@ namespace libsplit {
 // their first launch.
 void start_preparation(cl_program p);
 
+// The app is about to exit (process_exit.cpp): background preparations stop
+// at their next step and the process waits for the step under way (bounded).
+void before_exit();
+
 // Called under the exec lock at each launch from a queue whose device is
 // runtime device `home`: adopts a finished background preparation, or waits
 // until the program can at least run whole on `home`, or prepares at once.
