@@ -43,3 +43,95 @@ double DeviceCostModel::predict(uint64_t groups) const {
 }
 
 }  // namespace libsplit::sched
+
+namespace libsplit::sched {
+
+namespace {
+constexpr size_t kFitSamples = 12;
+constexpr double kRecency = 0.8;      // weight of a sample one step older
+constexpr double kNoiseSmoothing = 0.2;
+constexpr double kSameSize = 2.0;     // "close" sizes for the noise estimate
+}  // namespace
+
+void LinearCostFit::clear() {
+  samples_.clear();
+  overhead_ = slope_ = 0;
+  jumped_ = false;
+}
+
+void LinearCostFit::add(uint64_t groups, double seconds) {
+  jumped_ = false;
+  if (groups == 0 || !(seconds > 0) || !std::isfinite(seconds)) return;
+  bool near_known = false;
+  for (const Sample& s : samples_)
+    if (double(groups) <= kSameSize * double(s.groups) && double(s.groups) <= kSameSize * double(groups))
+      near_known = true;
+  if (near_known) {
+    const double expected = predict(groups);
+    const double residual = (seconds - expected) / expected;
+    const double jump = std::max(kJumpSigmas * relative_sigma(), kMinJump);
+    if (std::fabs(residual) > jump) {
+      // A step (the device's load changed): the old samples describe
+      // another device now.
+      samples_.clear();
+      jumped_ = true;
+    } else {
+      relative_variance_ = noise_samples_ == 0
+                               ? residual * residual
+                               : (1 - kNoiseSmoothing) * relative_variance_ +
+                                     kNoiseSmoothing * residual * residual;
+      ++noise_samples_;
+    }
+  }
+  samples_.push_front({groups, seconds});
+  if (samples_.size() > kFitSamples) samples_.pop_back();
+  refit();
+}
+
+double LinearCostFit::relative_sigma() const {
+  double measured = std::sqrt(relative_variance_);
+  if (noise_samples_ < kNoiseSamples) return std::max(kPriorSigma, measured);
+  return std::max(kMinSigma, measured);
+}
+
+uint64_t LinearCostFit::largest_groups() const {
+  uint64_t largest = 0;
+  for (const Sample& s : samples_) largest = std::max(largest, s.groups);
+  return largest;
+}
+
+void LinearCostFit::refit() {
+  // Minimise sum w_i ((a + b g_i - s_i) / s_i)^2, a >= 0, b > 0.
+  double sw = 0, sg = 0, sgg = 0, ss = 0, sgs = 0;
+  double weight = 1, g_min = INFINITY, g_max = 0;
+  for (const Sample& s : samples_) {
+    const double w = weight / (s.seconds * s.seconds), g = double(s.groups);
+    sw += w;
+    sg += w * g;
+    sgg += w * g * g;
+    ss += w * s.seconds;
+    sgs += w * g * s.seconds;
+    g_min = std::min(g_min, g);
+    g_max = std::max(g_max, g);
+    weight *= kRecency;
+  }
+  const double det = sw * sgg - sg * sg;
+  if (g_max > (1 + kMinRelativeSpread) * g_min && det > 0) {
+    slope_ = (sw * sgs - sg * ss) / det;
+    overhead_ = (ss - slope_ * sg) / sw;
+    if (overhead_ < 0 || !(slope_ > 0)) {
+      overhead_ = 0;
+      slope_ = sgs / sgg;  // through the origin
+    }
+  } else {
+    overhead_ = 0;  // one size: proportional (pessimistic above it)
+    slope_ = sgs / sgg;
+  }
+}
+
+double LinearCostFit::predict(uint64_t groups) const {
+  if (groups == 0 || samples_.empty()) return 0;
+  return overhead_ + slope_ * double(groups);
+}
+
+}  // namespace libsplit::sched
