@@ -71,11 +71,20 @@ void LinearCostFit::add(uint64_t groups, double seconds) {
     const double residual = (seconds - expected) / expected;
     const double jump = std::max(kJumpSigmas * relative_sigma(), kMinJump);
     if (std::fabs(residual) > jump) {
-      // A step (the device's load changed): the old samples describe
-      // another device now.
+      // A step (the device's load changed) or moving work: the old samples
+      // describe another device now, and the jump is noise until stable
+      // samples say otherwise.
       samples_.clear();
       jumped_ = true;
+      volatility_ = std::max(volatility_, std::min(residual * residual, 1.0));
+      recent_jumps_ = std::min(recent_jumps_ + 1, 8u);
+      stable_since_jump_ = 0;
     } else {
+      if (volatility_ > 0 &&
+          ++stable_since_jump_ >= (kSettleSamples << (recent_jumps_ - 1))) {
+        volatility_ = 0;  // a step: settled
+        recent_jumps_ = recent_jumps_ > 1 ? recent_jumps_ - 1 : 0;
+      }
       relative_variance_ = noise_samples_ == 0
                                ? residual * residual
                                : (1 - kNoiseSmoothing) * relative_variance_ +
@@ -89,9 +98,20 @@ void LinearCostFit::add(uint64_t groups, double seconds) {
 }
 
 double LinearCostFit::relative_sigma() const {
+  double measured = std::sqrt(std::max(relative_variance_, volatility_));
+  if (noise_samples_ < kNoiseSamples) return std::max(kPriorSigma, measured);
+  return std::max(kMinSigma, measured);
+}
+
+double LinearCostFit::noise_sigma() const {
   double measured = std::sqrt(relative_variance_);
   if (noise_samples_ < kNoiseSamples) return std::max(kPriorSigma, measured);
   return std::max(kMinSigma, measured);
+}
+
+double LinearCostFit::upper_factor(double sigmas) const {
+  const double sigma = relative_sigma();
+  return 1 + sigma * (0.5 + sigmas / std::sqrt(double(std::max(1u, noise_samples_))));
 }
 
 uint64_t LinearCostFit::largest_groups() const {

@@ -46,16 +46,25 @@ class LinearCostFit {
   // Relative standard deviation of a measurement (a prior until enough
   // repeated sizes were seen).
   double relative_sigma() const;
+  // The same without the jumps: what one measurement scatters by.
+  double noise_sigma() const;
+  // Relative uncertainty of predict() near the measured sizes: the expected
+  // excess of a max over noisy devices (half a sigma) plus `sigmas`
+  // standard errors of the mean.
+  double upper_factor(double sigmas) const;
   // Largest group count among the samples kept: predictions beyond a few
   // times this are extrapolations.
   uint64_t largest_groups() const;
   // Whether the latest add() was a jump (older samples dropped).
   bool jumped() const { return jumped_; }
+  // Samples the noise estimate rests on.
+  unsigned noise_samples() const { return noise_samples_; }
   void clear();
 
-  static constexpr double kPriorSigma = 0.05, kMinSigma = 0.005;
+  static constexpr double kPriorSigma = 0.03, kMinSigma = 0.005;
   static constexpr unsigned kNoiseSamples = 3;  // before the prior is dropped
   static constexpr double kJumpSigmas = 4, kMinJump = 0.15;
+  static constexpr unsigned kSettleSamples = 3;
 
  private:
   void refit();
@@ -66,6 +75,12 @@ class LinearCostFit {
   std::deque<Sample> samples_;  // newest first
   double overhead_ = 0, slope_ = 0;
   double relative_variance_ = 0;
+  // Jumps: a load step is one jump followed by stable samples; work that
+  // moves with the data (a slice's cost depends on where it falls) jumps
+  // again and again. After a jump the jump itself counts as noise until
+  // kSettleSamples << (recent jumps - 1) stable samples confirm a step.
+  double volatility_ = 0;
+  unsigned recent_jumps_ = 0, stable_since_jump_ = 0;
   unsigned noise_samples_ = 0;
   bool jumped_ = false;
 };

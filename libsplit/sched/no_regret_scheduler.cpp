@@ -10,6 +10,9 @@ namespace libsplit::sched {
 
 using P = NoRegretPolicy;
 
+// A cliff needs the bottleneck's slice to have grown by more than this.
+constexpr double kCliffShareGrowth = 0.05;
+
 namespace {
 
 bool identical(const DeviceInfo& a, const DeviceInfo& b) {
@@ -36,6 +39,7 @@ struct NoRegretScheduler::KeyState {
   long launches = 0;  // plans handed out
   uint64_t numgroups = 0;  // of the latest plan
   double first_makespan = 0, total_makespan = 0, spent = 0;
+  double split_regret = 0;  // net seconds split launches lost against whole
   // Mode: split (next_groups) or whole on whole_device.
   bool split = false;
   unsigned whole_device = 0;
@@ -129,7 +133,7 @@ double NoRegretScheduler::predict_busy(const KeyState& state, unsigned d, uint64
       if (other.transfer.known()) transfer = std::max(transfer, other.transfer.predict(groups));
   }
   double total = kernel + transfer;
-  if (upper) total *= 1 + P::kSigmas * device.kernel.relative_sigma();
+  if (upper) total *= device.kernel.upper_factor(P::kSigmas);
   return total;
 }
 
@@ -142,8 +146,7 @@ std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
     if (d == state.home || !device.kernel.known() ||
         2 * device.kernel.largest_groups() < numgroups)
       continue;  // whole elsewhere only when a probe measured (most of) it
-    double upper = device.kernel.predict(numgroups) *
-                   (1 + P::kSigmas * device.kernel.relative_sigma());
+    double upper = device.kernel.predict(numgroups) * device.kernel.upper_factor(P::kSigmas);
     if (upper * (1 + P::kWholeMargin) < best.second) best = {d, device.kernel.predict(numgroups)};
   }
   return best;
@@ -280,7 +283,9 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
       state.split = false;
       state.whole_device = state.home;
     }
-  } else if (!state.split && launch >= state.split_blocked_until) {
+  } else if (!state.split && launch >= state.split_blocked_until &&
+             (explore_budget_ <= 0 ||
+              state.spent + std::max(0.0, state.split_regret) < allowed_budget(state))) {
     auto [whole_device, whole_seconds] = best_whole(state, numgroups);
     state.whole_device = whole_device;
     auto [split, makespan] = model_split(state, numgroups, true, true);
@@ -370,9 +375,18 @@ void NoRegretScheduler::report_probe(const LaunchKey& key, const ChunkTiming& ti
   device.kernel.add(size, timing.seconds);
   if (timing.transfer_seconds > 0) device.transfer.add(size, timing.transfer_seconds);
   if (device.kernel.jumped()) device.backoff = P::kBackoffFirst;
+  const bool jumped = device.kernel.jumped();
   // Grow at once while the prediction asks for a larger slice; otherwise
   // re-check later, less and less often.
-  if (state.numgroups > 0 && probe_size(state, d, state.numgroups) > size) {
+  // A device the point estimates say would help is re-measured at once
+  // until its noise is known (the upper bound rests on it).
+  bool helps = false;
+  if (state.numgroups > 0 && device.kernel.noise_samples() < LinearCostFit::kNoiseSamples) {
+    auto [split, makespan] = model_split(state, state.numgroups, false, true);
+    helps = split[d] > 0 &&
+            makespan * (1 + P::kSplitMargin) < best_whole(state, state.numgroups).second;
+  }
+  if (jumped || helps || (state.numgroups > 0 && probe_size(state, d, state.numgroups) > size)) {
     device.next_probe_at = state.launches;
   } else {
     device.next_probe_at = state.launches + device.backoff;
@@ -438,9 +452,12 @@ std::vector<double> NoRegretScheduler::guard(KeyState& state, const std::vector<
     }
   } else if (state.previous_x.size() == m && moved > 0 &&
              makespan > (1 + band) * state.previous_makespan &&
-             bottleneck != state.previous_bottleneck) {
-    // The split moved and got slower beyond noise with another bottleneck:
-    // an overshoot across a cliff. Bisect between the two splits.
+             bottleneck != state.previous_bottleneck &&
+             x[bottleneck] > (1 + kCliffShareGrowth) * state.previous_x[bottleneck]) {
+    // The split moved, the new bottleneck got a clearly larger slice, and
+    // the launch got slower beyond noise: an overshoot across a cliff.
+    // (A device that got slower at about the same share had a load step:
+    // the solver follows it.) Bisect between the two splits.
     state.bisecting = true;
     state.from = state.previous_x;
     state.to = x;
@@ -505,13 +522,20 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     DeviceState& device = state.devices[d];
     device.kernel.add(groups[d], kernel[d]);
     if (transfer[d] > 0) device.transfer.add(groups[d], transfer[d]);
-    if (d == state.home && device.kernel.jumped()) reset_probe_backoff(state);
-    sigma = std::max(sigma, device.kernel.relative_sigma());
+    if (device.kernel.jumped()) reset_probe_backoff(state);
+    sigma = std::max(sigma, device.kernel.noise_sigma());
   }
   const double band = P::kSigmas * sigma + P::kGoBackSlack;
 
   // Slower than whole (beyond noise): back to whole at once.
   auto [whole_device, whole_seconds] = best_whole(state, numgroups);
+  // Splitting is exploration too: its net loss against whole (gains credit
+  // it, up to the budget) blocks new splits once it exceeds the budget, so
+  // that work whose slices cost differently from launch to launch (data-
+  // dependent) stops being split, while a split that paid off can survive
+  // a load step.
+  state.split_regret = std::max(state.split_regret + makespan - whole_seconds,
+                                -allowed_budget(state));
   if (makespan > (1 + band) * whole_seconds) {
     state.split = false;
     state.trusted_split = false;

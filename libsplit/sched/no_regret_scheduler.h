@@ -30,11 +30,11 @@ namespace libsplit::sched {
 
 struct NoRegretPolicy {
   // A split's upper-bound makespan must beat the best whole launch by this.
-  static constexpr double kSplitMargin = 0.03;
+  static constexpr double kSplitMargin = 0.02;
   // Whole on a non-home device must beat home by this (probe-measured).
   static constexpr double kWholeMargin = 0.10;
   // Confidence bounds: this many measured relative sigmas.
-  static constexpr double kSigmas = 2.0;
+  static constexpr double kSigmas = 1.5;
   // A split that is slower than whole by more than kSigmas sigmas plus this
   // goes back to whole.
   static constexpr double kGoBackSlack = 0.01;
