@@ -50,7 +50,8 @@ namespace {
 constexpr size_t kFitSamples = 12;
 constexpr double kRecency = 0.8;      // weight of a sample one step older
 constexpr double kNoiseSmoothing = 0.2;
-constexpr double kSameSize = 2.0;     // "close" sizes for the noise estimate
+constexpr double kSameSize = 1.15;    // "close" sizes for the noise estimate
+constexpr double kWinsorize = 3.0;    // noise updates clamped to this many sigmas
 }  // namespace
 
 void LinearCostFit::clear() {
@@ -69,7 +70,7 @@ void LinearCostFit::add(uint64_t groups, double seconds) {
   if (near_known) {
     const double expected = predict(groups);
     const double residual = (seconds - expected) / expected;
-    const double jump = std::max(kJumpSigmas * relative_sigma(), kMinJump);
+    const double jump = std::max(kJumpSigmas * noise_sigma(), kMinJump);
     if (std::fabs(residual) > jump) {
       // A step (the device's load changed) or moving work: the old samples
       // describe another device now, and the jump is noise until stable
@@ -85,10 +86,13 @@ void LinearCostFit::add(uint64_t groups, double seconds) {
         volatility_ = 0;  // a step: settled
         recent_jumps_ = recent_jumps_ > 1 ? recent_jumps_ - 1 : 0;
       }
+      // Clamped: a residual the linear model cannot explain (a cliff just
+      // below the jump threshold) must not inflate the noise without bound.
+      const double limit = kWinsorize * noise_sigma();
+      const double r = std::clamp(residual, -limit, limit);
       relative_variance_ = noise_samples_ == 0
-                               ? residual * residual
-                               : (1 - kNoiseSmoothing) * relative_variance_ +
-                                     kNoiseSmoothing * residual * residual;
+                               ? r * r
+                               : (1 - kNoiseSmoothing) * relative_variance_ + kNoiseSmoothing * r * r;
       ++noise_samples_;
     }
   }
@@ -139,7 +143,10 @@ void LinearCostFit::refit() {
   if (g_max > (1 + kMinRelativeSpread) * g_min && det > 0) {
     slope_ = (sw * sgs - sg * ss) / det;
     overhead_ = (ss - slope_ * sg) / sw;
-    if (overhead_ < 0 || !(slope_ > 0)) {
+    if (!(slope_ > 0)) {
+      slope_ = 0;  // does not grow with the groups (e.g. a fixed staging cost)
+      overhead_ = ss / sw;
+    } else if (overhead_ < 0) {
       overhead_ = 0;
       slope_ = sgs / sgg;  // through the origin
     }

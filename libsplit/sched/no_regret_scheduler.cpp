@@ -31,6 +31,13 @@ struct NoRegretScheduler::DeviceState {
   unsigned backoff = P::kBackoffFirst;
   uint64_t stored_probe = 0;  // warm start: the size to probe first
   bool twin = false;          // identical to home
+  // Measured whole-launch seconds (smoothed; 0 = none, or stale after a
+  // jump of the device's times): what a split competes against.
+  double whole_seconds = 0;
+  // The cost model's prediction for a whole launch, the measurement when there is one.
+  double whole(uint64_t numgroups) const {
+    return whole_seconds > 0 ? whole_seconds : kernel.predict(numgroups);
+  }
 };
 
 struct NoRegretScheduler::KeyState {
@@ -140,14 +147,14 @@ double NoRegretScheduler::predict_busy(const KeyState& state, unsigned d, uint64
 std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
                                                           uint64_t numgroups) const {
   const DeviceState& home = state.devices[state.home];
-  std::pair<unsigned, double> best{state.home, home.kernel.predict(numgroups)};
+  std::pair<unsigned, double> best{state.home, home.whole(numgroups)};
   for (unsigned d = 0; d < state.devices.size(); ++d) {
     const DeviceState& device = state.devices[d];
     if (d == state.home || !device.kernel.known() ||
         2 * device.kernel.largest_groups() < numgroups)
       continue;  // whole elsewhere only when a probe measured (most of) it
     double upper = device.kernel.predict(numgroups) * device.kernel.upper_factor(P::kSigmas);
-    if (upper * (1 + P::kWholeMargin) < best.second) best = {d, device.kernel.predict(numgroups)};
+    if (upper * (1 + P::kWholeMargin) < best.second) best = {d, device.whole(numgroups)};
   }
   return best;
 }
@@ -373,6 +380,8 @@ void NoRegretScheduler::report_probe(const LaunchKey& key, const ChunkTiming& ti
     return;
   }
   device.kernel.add(size, timing.seconds);
+  if (device.kernel.jumped()) device.whole_seconds = 0;
+  if (size == state.numgroups) device.whole_seconds = timing.seconds;
   if (timing.transfer_seconds > 0) device.transfer.add(size, timing.transfer_seconds);
   if (device.kernel.jumped()) device.backoff = P::kBackoffFirst;
   const bool jumped = device.kernel.jumped();
@@ -510,6 +519,10 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   if (used == 1) {
     DeviceState& device = state.devices[only];
     device.kernel.add(numgroups, kernel[only]);
+    constexpr double kSmoothing = 0.5;
+    device.whole_seconds = device.whole_seconds > 0 && !device.kernel.jumped()
+                               ? (1 - kSmoothing) * device.whole_seconds + kSmoothing * kernel[only]
+                               : kernel[only];
     // Home got slower or faster: re-check the others sooner.
     if (only == state.home && device.kernel.jumped()) reset_probe_backoff(state);
     if (warm_start_) maybe_save(key, state, 0);
@@ -522,7 +535,16 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     DeviceState& device = state.devices[d];
     device.kernel.add(groups[d], kernel[d]);
     if (transfer[d] > 0) device.transfer.add(groups[d], transfer[d]);
-    if (device.kernel.jumped()) reset_probe_backoff(state);
+    if (device.kernel.jumped()) {
+      reset_probe_backoff(state);
+      // The whole measurement is stale only if the device got slower: a
+      // slice cheaper per group than the whole launch is what a cliff (or
+      // a lighter load) looks like, and whole has not become any faster.
+      const double per_group_whole = device.whole_seconds / double(numgroups);
+      const double per_group_slice = kernel[d] / double(groups[d]);
+      if (per_group_slice > (1 + P::kSigmas * device.kernel.noise_sigma()) * per_group_whole)
+        device.whole_seconds = 0;
+    }
     sigma = std::max(sigma, device.kernel.noise_sigma());
   }
   const double band = P::kSigmas * sigma + P::kGoBackSlack;
