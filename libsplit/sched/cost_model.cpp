@@ -51,13 +51,15 @@ constexpr size_t kFitSamples = 12;
 constexpr double kRecency = 0.8;      // weight of a sample one step older
 constexpr double kNoiseSmoothing = 0.2;
 constexpr double kSameSize = 1.15;    // "close" sizes for the noise estimate
-constexpr double kWinsorize = 3.0;    // noise updates clamped to this many sigmas
+constexpr double kWinsorize = 3.0;
+constexpr double kFarJump = 2.0;      // far from known sizes: this much slower is a jump    // noise updates clamped to this many sigmas
 }  // namespace
 
 void LinearCostFit::clear() {
   samples_.clear();
   overhead_ = slope_ = 0;
   jumped_ = false;
+  has_slope_ = false;
 }
 
 void LinearCostFit::add(uint64_t groups, double seconds) {
@@ -67,7 +69,20 @@ void LinearCostFit::add(uint64_t groups, double seconds) {
   for (const Sample& s : samples_)
     if (double(groups) <= kSameSize * double(s.groups) && double(s.groups) <= kSameSize * double(groups))
       near_known = true;
-  if (near_known) {
+  // Far from the sizes seen, a linear model with an overhead can be off by
+  // some factor, but only towards too slow a prediction when it grows from
+  // small sizes; a measurement much slower than predicted is a jump too.
+  const bool much_slower = !near_known && !samples_.empty() &&
+                           double(groups) <= 4.0 * double(largest_groups()) &&
+                           seconds > kFarJump * predict(groups);
+  if (much_slower) {
+    const double residual = (seconds - predict(groups)) / predict(groups);
+    samples_.clear();
+    jumped_ = true;
+    volatility_ = std::max(volatility_, std::min(residual * residual, 1.0));
+    recent_jumps_ = std::min(recent_jumps_ + 1, 8u);
+    stable_since_jump_ = 0;
+  } else if (near_known) {
     const double expected = predict(groups);
     const double residual = (seconds - expected) / expected;
     const double jump = std::max(kJumpSigmas * noise_sigma(), kMinJump);
@@ -140,7 +155,8 @@ void LinearCostFit::refit() {
     weight *= kRecency;
   }
   const double det = sw * sgg - sg * sg;
-  if (g_max > (1 + kMinRelativeSpread) * g_min && det > 0) {
+  has_slope_ = g_max > (1 + kMinRelativeSpread) * g_min && det > 0;
+  if (has_slope_) {
     slope_ = (sw * sgs - sg * ss) / det;
     overhead_ = (ss - slope_ * sg) / sw;
     if (!(slope_ > 0)) {

@@ -3,6 +3,7 @@
 // from two recent launches with clearly different group counts.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 
@@ -57,6 +58,12 @@ class LinearCostFit {
   uint64_t largest_groups() const;
   // Whether the latest add() was a jump (older samples dropped).
   bool jumped() const { return jumped_; }
+  // Whether the fit has two clearly different sizes (else it is
+  // proportional to one sample: pessimistic above it when there is an
+  // overhead).
+  bool has_slope() const { return has_slope_; }
+  // Samples the fit rests on (since the last jump).
+  size_t samples() const { return samples_.size(); }
   // Samples the noise estimate rests on.
   unsigned noise_samples() const { return noise_samples_; }
   void clear();
@@ -83,6 +90,7 @@ class LinearCostFit {
   unsigned recent_jumps_ = 0, stable_since_jump_ = 0;
   unsigned noise_samples_ = 0;
   bool jumped_ = false;
+  bool has_slope_ = false;
 };
 
 }  // namespace libsplit::sched

@@ -30,6 +30,8 @@ struct NoRegretScheduler::DeviceState {
   long next_probe_at = 0;  // launch index
   unsigned backoff = P::kBackoffFirst;
   uint64_t stored_probe = 0;  // warm start: the size to probe first
+  bool stored_measured = false;  // ... and it was measured
+  bool staging_seen = false;     // a probe reported its staging (maybe 0)
   bool twin = false;          // identical to home
   // Measured whole-launch seconds (smoothed; 0 = none, or stale after a
   // jump of the device's times): what a split competes against.
@@ -166,6 +168,13 @@ std::pair<std::vector<uint64_t>, double> NoRegretScheduler::model_split(
   for (unsigned d = 0; d < n; ++d) {
     const DeviceState& device = state.devices[d];
     if (!device.kernel.known() || device.probing) continue;
+    // A helper joins a split only once it was measured twice at about the
+    // same size (one number is no evidence of its noise; work that moves
+    // with the data shows as jumps there). A warm start's stored slice,
+    // probed at its size, is that evidence.
+    if (upper && d != state.home && !device.twin && device.kernel.noise_samples() == 0 &&
+        !device.stored_measured)
+      continue;
     cap[d] = d == state.home || !capped
                  ? numgroups
                  : std::min<uint64_t>(numgroups, uint64_t(P::kExtrapolation *
@@ -223,8 +232,11 @@ uint64_t NoRegretScheduler::probe_size(const KeyState& state, unsigned d,
   if (device.kernel.predict(1) >= whole) return 1;  // one group loses already
   // The share the device would take in a balanced split (point estimates,
   // no extrapolation cap), and the most it can do within one whole launch.
-  std::vector<uint64_t> split = model_split(state, numgroups, false, false).first;
-  const uint64_t useful = split[d];
+  // Nothing is useful while even the point estimates say splitting loses.
+  auto [split, makespan] = model_split(state, numgroups, false, false);
+  // (A one-size fit is too pessimistic to judge: keep growing.)
+  const bool loses = device.kernel.has_slope() && makespan * (1 + P::kSplitMargin) >= whole;
+  const uint64_t useful = loses ? 0 : split[d];
   uint64_t within = 1;
   {
     uint64_t low = 1, high = numgroups;
@@ -326,36 +338,61 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
   bool budget_spent = false;
   if (explore_budget_ > 0) {
     const double allowed = allowed_budget(state);
+    bool any_probing = false;
+    for (const DeviceState& device : state.devices) any_probing = any_probing || device.probing;
     for (unsigned d = 0; d < n; ++d) {
       DeviceState& device = state.devices[d];
       if (groups[d] > 0 || device.probing || launch < device.next_probe_at)
         continue;
-      uint64_t size = probe_size(state, d, numgroups);
+      const uint64_t wanted = probe_size(state, d, numgroups);
+      uint64_t size = wanted;
       // Staging of the first probe of a device is unknown: it is the small
       // allowance at the start (one group, or the warm-start slice). Later
       // probes are cut to what the budget left can stage.
-      if (device.transfer.known()) {
+      // Staging not measured on this device yet: the costliest other
+      // device's estimate, if any.
+      const LinearCostFit* staging = device.transfer.known() ? &device.transfer : nullptr;
+      for (const DeviceState& other : state.devices)
+        if (!staging && !device.staging_seen && other.transfer.known()) staging = &other.transfer;
+      bool free_staging = !staging && device.staging_seen;  // measured as nothing
+      for (const DeviceState& other : state.devices)
+        free_staging = free_staging || (!staging && other.staging_seen && !other.transfer.known());
+      if (free_staging) {
+        if (state.spent > allowed) {
+          budget_spent = true;
+          continue;
+        }
+      } else if (staging) {
         const double room = allowed - state.spent;
-        if (device.transfer.predict(1) > room) {
+        if (staging->predict(1) > room) {
           budget_spent = true;
           continue;
         }
         uint64_t low = 1, high = size;
         while (low < high) {
           uint64_t mid = (low + high + 1) / 2;
-          if (device.transfer.predict(mid) <= room)
+          if (staging->predict(mid) <= room)
             low = mid;
           else
             high = mid - 1;
         }
         size = low;
-      } else if (device.kernel.known() && state.spent > allowed) {
+        // A probe cut by the budget to no more than the last one teaches
+        // nothing new: wait until the budget allows the larger one.
+        if (size < wanted && size <= device.last_probe) {
+          budget_spent = true;
+          continue;
+        }
+      } else if (any_probing) {
+        continue;  // staging is unknown: one first probe at a time
+      } else if (state.spent > allowed || (state.first_makespan <= 0 && launch > 0)) {
         budget_spent = true;
         continue;
       }
       // The groups the device would take in a split (slices go in device order).
       const uint64_t first_group = d < state.home ? 0 : numgroups - size;
       probes.push_back({d, first_group, size});
+      any_probing = true;
       device.probing = true;
       device.last_probe = size;
     }
@@ -381,8 +418,10 @@ void NoRegretScheduler::report_probe(const LaunchKey& key, const ChunkTiming& ti
   }
   device.kernel.add(size, timing.seconds);
   if (device.kernel.jumped()) device.whole_seconds = 0;
+  if (size == device.stored_probe) device.stored_measured = true;
   if (size == state.numgroups) device.whole_seconds = timing.seconds;
   if (timing.transfer_seconds > 0) device.transfer.add(size, timing.transfer_seconds);
+  device.staging_seen = true;
   if (device.kernel.jumped()) device.backoff = P::kBackoffFirst;
   const bool jumped = device.kernel.jumped();
   // Grow at once while the prediction asks for a larger slice; otherwise
@@ -397,6 +436,13 @@ void NoRegretScheduler::report_probe(const LaunchKey& key, const ChunkTiming& ti
   }
   if (jumped || helps || (state.numgroups > 0 && probe_size(state, d, state.numgroups) > size)) {
     device.next_probe_at = state.launches;
+  } else if (state.numgroups > 0 &&
+             predict_busy(state, d, 1, false) >= best_whole(state, state.numgroups).second) {
+    // One group (with its staging) already loses against the whole launch:
+    // re-check rarely.
+    device.backoff = std::max(device.backoff, P::kBackoffUseless);
+    device.next_probe_at = state.launches + device.backoff;
+    device.backoff = std::min(2 * device.backoff, P::kBackoffMax);
   } else {
     device.next_probe_at = state.launches + device.backoff;
     device.backoff = std::min(2 * device.backoff, P::kBackoffMax);

@@ -45,6 +45,9 @@ struct NoRegretPolicy {
   // Re-probes of a device that did not grow (useless or already measured at
   // its useful size): after kBackoffFirst launches, doubling to kBackoffMax.
   static constexpr unsigned kBackoffFirst = 4, kBackoffMax = 256;
+  // ... from kBackoffUseless on when one group (with its staging) takes
+  // longer than the whole launch on the best device.
+  static constexpr unsigned kBackoffUseless = 32;
   // Exploration budget at start: this times the first launch's makespan
   // (on top of SchedulerOptions::explore_budget times the run so far).
   static constexpr double kStartAllowance = 0.25;

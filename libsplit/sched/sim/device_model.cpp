@@ -103,7 +103,8 @@ DeviceModel device(const std::string& name, bool gpu, double speed, double overh
 std::vector<std::string> regret_model_names() {
   return {"ratio-1",     "ratio-3",      "ratio-10",    "ratio-100",     "ratio-1000",
           "ratio-10000", "slowhome-10",  "slowhome-1000", "overhead",   "step-1.6",
-          "step-3",      "step-helper-3", "drift-2"};
+          "step-3",      "step-helper-3", "drift-2",    "hetero3",       "cliff",
+          "tiny",        "membound",      "irregular"};
 }
 
 namespace {
