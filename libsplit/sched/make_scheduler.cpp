@@ -102,6 +102,9 @@ std::unique_ptr<Scheduler> make_scheduler(std::string_view name,
   if (name == "hguided")
     return std::make_unique<HGuidedScheduler>(powers, options.hguided_k, options.hguided_min_groups);
   if (name == "autotune") return std::make_unique<AutoTuneScheduler>(devices);
+  // LIBSPLIT_WHOLE=0 forces splitting (tests of the split path): no-regret
+  // cannot honour that, so the default then is the previous one, which can.
+  if (name == "auto" && !options.allow_whole) name = "adaptive";
   if (name == "auto") return std::make_unique<NoRegretScheduler>(devices, options);
   // The default before "auto" became no-regret: Broyden splits from the
   // first launch, Auto-Tune for moving work (kept for comparison).

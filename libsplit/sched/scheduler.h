@@ -114,8 +114,8 @@ struct SchedulerOptions {
 };
 
 // Builds the scheduler named by LIBSPLIT_SCHEDULER ("uniform", "static",
-// "fixedpoint", "broyden", "dynamic", "hguided", "autotune", "auto"; empty =
-// the default, "auto"). Returns nullptr and fills *error for an unknown name.
+// "fixedpoint", "broyden", "dynamic", "hguided", "autotune", "adaptive",
+// "auto"; empty = the default, "auto": no regret against LaunchKey::home). Returns nullptr and fills *error for an unknown name.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name,
                                           const std::vector<DeviceInfo>& devices,
                                           std::string* error = nullptr);
