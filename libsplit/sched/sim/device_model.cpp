@@ -222,7 +222,7 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
   } else if (name == "overhead") {
     two_devices(m, 10, false);
     m.devices[1].launch_overhead = 1e-3;
-    m.description = "home 10x faster; the other device pays 1 ms per sub-kernel (split gain ~7%)";
+    m.description = "home 10x faster; the other device pays 1 ms per sub-kernel (split gain ~5%)";
   } else if (name == "step-1.6" || name == "step-3" || name == "step-helper-3") {
     two_devices(m, 3, false);
     const bool helper = name == "step-helper-3";
