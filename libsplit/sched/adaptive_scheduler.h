@@ -1,4 +1,4 @@
-// The default scheduler ("auto"): Broyden-solved static splits, except for
+// "adaptive" (the default before the no-regret "auto"): Broyden-solved static splits, except for
 // kernels whose work moves under a fixed split from one launch to the next
 // (irregular, data-dependent kernels), which go to Auto-Tune's chunks.
 //
@@ -29,7 +29,7 @@ struct IrregularPolicy {
 class AdaptiveScheduler final : public Scheduler {
  public:
   AdaptiveScheduler(std::unique_ptr<Scheduler> solver, std::unique_ptr<Scheduler> chunks);
-  std::string_view name() const override { return "auto"; }
+  std::string_view name() const override { return "adaptive"; }
   std::unique_ptr<LaunchPlan> plan(const LaunchKey& key, uint64_t numgroups) override;
   void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) override;
 

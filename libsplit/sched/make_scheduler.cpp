@@ -3,6 +3,7 @@
 
 #include "adaptive_scheduler.h"
 #include "chunk_schedulers.h"
+#include "no_regret_scheduler.h"
 #include "rounding.h"
 #include "scheduler.h"
 #include "solvers.h"
@@ -51,6 +52,12 @@ SchedulerOptions SchedulerOptions::from_environment() {
   options.dynamic_packages = env_number<unsigned>("LIBSPLIT_DYNAMIC_PACKAGES", 0);
   options.hguided_k = env_number<double>("LIBSPLIT_HGUIDED_K", 2.0);
   options.hguided_min_groups = env_number<uint64_t>("LIBSPLIT_HGUIDED_MIN", 1);
+  // 0 is meaningful here (no probes), so not env_number (which wants > 0).
+  if (const char* budget = std::getenv("LIBSPLIT_EXPLORE_BUDGET"); budget && *budget) {
+    char* end = nullptr;
+    double value = std::strtod(budget, &end);
+    if (end != budget && !*end && value >= 0 && value <= 1) options.explore_budget = value;
+  }
   return options;
 }
 
@@ -95,14 +102,20 @@ std::unique_ptr<Scheduler> make_scheduler(std::string_view name,
   if (name == "hguided")
     return std::make_unique<HGuidedScheduler>(powers, options.hguided_k, options.hguided_min_groups);
   if (name == "autotune") return std::make_unique<AutoTuneScheduler>(devices);
-  if (name == "auto")
+  // LIBSPLIT_WHOLE=0 forces splitting (tests of the split path): no-regret
+  // cannot honour that, so the default then is the previous one, which can.
+  if (name == "auto" && !options.allow_whole) name = "adaptive";
+  if (name == "auto") return std::make_unique<NoRegretScheduler>(devices, options);
+  // The default before "auto" became no-regret: Broyden splits from the
+  // first launch, Auto-Tune for moving work (kept for comparison).
+  if (name == "adaptive")
     return std::make_unique<AdaptiveScheduler>(
         split("broyden", uniform, true, [] { return std::make_unique<BroydenSolver>(); }),
         std::make_unique<AutoTuneScheduler>(devices));
   if (error)
     *error = "libsplit: unknown scheduler '" + std::string(name) +
              "' (LIBSPLIT_SCHEDULER: uniform, static, fixedpoint, broyden, dynamic, hguided, "
-             "autotune, auto)";
+             "autotune, auto, adaptive)";
   return nullptr;
 }
 

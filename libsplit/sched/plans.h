@@ -18,8 +18,14 @@ class StaticPlan final : public LaunchPlan {
   std::optional<Chunk> next(unsigned device) override;
   double predicted_seconds(unsigned device) const override;
   std::optional<unsigned> whole_device() const override { return whole_; }
+  std::vector<Chunk> probes() const override { return probes_; }
+  bool exploration_budget_spent() const override { return budget_spent_; }
+  void set_probes(std::vector<Chunk> probes) { probes_ = std::move(probes); }
+  void set_budget_spent(bool spent) { budget_spent_ = spent; }
 
  private:
+  std::vector<Chunk> probes_;
+  bool budget_spent_ = false;
   std::vector<Chunk> chunks_;
   std::unique_ptr<std::atomic<bool>[]> handed_out_;
   std::vector<double> predicted_;

@@ -72,6 +72,10 @@ class LaunchPlan {
   // later launches were planned. At most one per device, never on a device
   // that also has real work in this plan.
   virtual std::vector<Chunk> probes() const { return {}; }
+  // True when the scheduler would have probed at this launch but its
+  // exploration budget (staging cost of probes on the app's critical path)
+  // is spent; for the runtime's log/trace ("exploration budget spent").
+  virtual bool exploration_budget_spent() const { return false; }
 };
 
 class Scheduler {
@@ -102,12 +106,16 @@ struct SchedulerOptions {
   unsigned dynamic_packages = 0;  // 0 = default (8 per device)
   double hguided_k = 2.0;         // HGuided k: smaller = faster decrease
   uint64_t hguided_min_groups = 1;
+  // "auto": share of the key's measured run time that probe staging may
+  // cost (LIBSPLIT_EXPLORE_BUDGET); 0 = no probes (home only, or split
+  // evenly with devices identical to home).
+  double explore_budget = 0.02;
   static SchedulerOptions from_environment();
 };
 
 // Builds the scheduler named by LIBSPLIT_SCHEDULER ("uniform", "static",
-// "fixedpoint", "broyden", "dynamic", "hguided", "autotune", "auto"; empty =
-// the default, "auto"). Returns nullptr and fills *error for an unknown name.
+// "fixedpoint", "broyden", "dynamic", "hguided", "autotune", "adaptive",
+// "auto"; empty = the default, "auto": no regret against LaunchKey::home). Returns nullptr and fills *error for an unknown name.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name,
                                           const std::vector<DeviceInfo>& devices,
                                           std::string* error = nullptr);

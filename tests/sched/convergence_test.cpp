@@ -56,7 +56,8 @@ TEST(Convergence, FixedPointWithinFivePercentInEightLaunches) {
   expect_converges("fixedpoint", 8);
 }
 
-TEST(Convergence, DefaultSchedulerConverges) { expect_converges("", 4); }
+// The default before the no-regret "auto" (no_regret_test.cpp tests auto).
+TEST(Convergence, AdaptiveSchedulerConverges) { expect_converges("adaptive", 4); }
 
 TEST(Convergence, NoiseWithOtherSeedsStillConverges) {
   for (uint64_t seed : {2u, 3u, 4u, 5u}) {
@@ -138,7 +139,7 @@ TEST(WholeOrSplit, DisabledMeansAlwaysSplit) {
 
 TEST(Coverage, EveryPlanOfEverySchedulerCoversEachGroupOnceUpTo16Devices) {
   for (const char* scheduler : {"uniform", "static", "fixedpoint", "broyden", "dynamic",
-                                "hguided", "autotune", "auto"}) {
+                                "hguided", "autotune", "adaptive", "auto"}) {
     for (const std::string& name : model_names()) {
       for (unsigned devices : {1u, 7u, 16u}) {
         if (name != "many" && devices != 1) continue;
@@ -157,9 +158,9 @@ double mean_over_optimal(const std::vector<LaunchResult>& results, unsigned from
   return sum / double(results.size() - from);
 }
 
-TEST(Auto, MovingWorkGoesToChunksAndBeatsAStaticSplit) {
+TEST(Adaptive, MovingWorkGoesToChunksAndBeatsAStaticSplit) {
   Model model = model_named("irregular");
-  std::vector<LaunchResult> automatic = run("auto", model, 40);
+  std::vector<LaunchResult> automatic = run("adaptive", model, 40);
   std::vector<LaunchResult> broyden = run("broyden", model, 40);
   // Chunked launches: more chunks than devices.
   unsigned chunked = 0;
@@ -169,10 +170,10 @@ TEST(Auto, MovingWorkGoesToChunksAndBeatsAStaticSplit) {
   EXPECT_LT(mean_over_optimal(automatic, 10), 0.5 * mean_over_optimal(broyden, 10));
 }
 
-TEST(Auto, RegularWorkStaysOnTheSolver) {
+TEST(Adaptive, RegularWorkStaysOnTheSolver) {
   for (const char* name : {"hetero3", "spmv", "noisy", "drift-load", "drift-mass"}) {
     SCOPED_TRACE(name);
-    std::vector<LaunchResult> results = run("auto", model_named(name), 40);
+    std::vector<LaunchResult> results = run("adaptive", model_named(name), 40);
     for (unsigned i = 4; i < results.size(); ++i)
       EXPECT_LE(results[i].timings.size(), results[i].groups.size()) << "launch " << i;
   }

@@ -52,7 +52,7 @@ std::vector<Chunk> drain(LaunchPlan& plan, unsigned n, uint64_t numgroups) {
 
 TEST(MakeScheduler, KnowsEveryNameAndRejectsOthers) {
   for (const char* name : {"uniform", "static", "fixedpoint", "broyden", "dynamic", "hguided",
-                           "autotune", "auto"}) {
+                           "autotune", "adaptive", "auto"}) {
     std::unique_ptr<Scheduler> s = make_scheduler(name, devices(3), quiet_options());
     ASSERT_TRUE(s) << name;
     EXPECT_EQ(s->name(), name);
@@ -65,7 +65,7 @@ TEST(MakeScheduler, KnowsEveryNameAndRejectsOthers) {
 
 TEST(Plans, EverySchedulerCoversTheRangeExactlyOnceFromConcurrentThreads) {
   for (const char* name : {"uniform", "static", "fixedpoint", "broyden", "dynamic", "hguided",
-                           "autotune", "auto"}) {
+                           "autotune", "adaptive", "auto"}) {
     for (unsigned n : {1u, 2u, 5u, 16u}) {
       for (uint64_t numgroups : {1ull, 7ull, 1000ull}) {
         std::unique_ptr<Scheduler> s = make_scheduler(name, devices(n), quiet_options());

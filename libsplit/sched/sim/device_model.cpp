@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 #include <random>
 
@@ -44,6 +45,7 @@ ChunkCost chunk_cost(const Model& model, const WorkProfile& work, unsigned devic
   if (m.load_amplitude != 0)
     load += m.load_amplitude * 0.5 *
             (1.0 + std::sin(2 * std::numbers::pi * double(launch) / m.load_period + m.load_phase));
+  if (m.step_at > 0 && launch >= m.step_at) load *= m.step_factor;
   double per_group = m.seconds_per_group * load;
   if (m.cliff_fraction > 0 && double(count) > m.cliff_fraction * double(model.numgroups))
     per_group *= m.cliff_factor;
@@ -94,6 +96,33 @@ DeviceModel device(const std::string& name, bool gpu, double speed, double overh
   m.seconds_per_group = 1e-5 / speed;  // the 1x device: 10 us per group
   m.launch_overhead = overhead;
   return m;
+}
+
+}  // namespace
+
+std::vector<std::string> regret_model_names() {
+  return {"ratio-1",     "ratio-3",      "ratio-10",    "ratio-100",     "ratio-1000",
+          "ratio-10000", "slowhome-10",  "slowhome-1000", "overhead",   "step-1.6",
+          "step-3",      "step-helper-3", "drift-2",    "hetero3",       "cliff",
+          "tiny",        "membound",      "irregular"};
+}
+
+namespace {
+
+// Two devices for the no-regret models: home 1 us per group, the other
+// `ratio` times slower (ratio-1: identical devices); 20 us per sub-kernel,
+// 20 us + 0.02 us per group of staging per split chunk or probe, 2 % noise.
+void two_devices(Model& m, double ratio, bool slow_home) {
+  DeviceModel fast = device(ratio == 1 ? "dev" : "fast", true, 10, 20e-6);
+  DeviceModel slow = device(ratio == 1 ? "dev" : "slow", ratio == 1, 10 / ratio, 20e-6);
+  if (ratio == 1) slow.info = fast.info;
+  for (DeviceModel* d : {&fast, &slow}) {
+    d->split_overhead = 20e-6;
+    d->split_transfer_per_group = 0.02e-6;
+  }
+  m.devices = {fast, slow};
+  m.home = slow_home ? 1 : 0;
+  m.noise = 0.02;
 }
 
 }  // namespace
@@ -176,10 +205,47 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
     m.hot_width = 0.1;
     m.hot_weight = 30;
     m.hot_random = true;
+  } else if (name.rfind("ratio-", 0) == 0 || name.rfind("slowhome-", 0) == 0) {
+    const bool slow_home = name[0] == 's';
+    const std::string number = name.substr(name.find('-') + 1);
+    char* end = nullptr;
+    const double ratio = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end || !(ratio >= 1)) {
+      if (error) *error = "unknown model '" + name + "'";
+      return false;
+    }
+    two_devices(m, ratio, slow_home);
+    m.description = "2 devices, speeds 1:" + number + ", home = the " +
+                    (slow_home ? "slow" : "fast") + " one, 2% noise";
+    *out = std::move(m);
+    return true;
+  } else if (name == "overhead") {
+    two_devices(m, 10, false);
+    m.devices[1].launch_overhead = 1e-3;
+    m.description = "home 10x faster; the other device pays 1 ms per sub-kernel (split gain ~5%)";
+  } else if (name == "step-1.6" || name == "step-3" || name == "step-helper-3") {
+    two_devices(m, 3, false);
+    const bool helper = name == "step-helper-3";
+    DeviceModel& slowed = m.devices[helper ? 1 : 0];
+    slowed.step_at = 20;
+    slowed.step_factor = name == "step-1.6" ? 1.6 : 3;
+    m.description = std::string("speeds 3:1 (home fast); at launch 20 the ") +
+                    (helper ? "other device" : "home device") + " gets " +
+                    (name == "step-1.6" ? "1.6x" : "3x") + " slower for good";
+  } else if (name == "drift-2") {
+    two_devices(m, 3, false);
+    m.devices[1].load_amplitude = 2;
+    m.devices[1].load_period = 80;
+    m.description = "speeds 3:1 (home fast); the other device loses up to 2/3 of its speed "
+                    "(period 80 launches)";
   } else {
     if (error) *error = "unknown model '" + name + "'";
     return false;
   }
+  // The app's own device: the fastest (what a user picks).
+  m.home = 0;
+  for (unsigned d = 1; d < m.devices.size(); ++d)
+    if (m.devices[d].seconds_per_group < m.devices[m.home].seconds_per_group) m.home = d;
   *out = std::move(m);
   return true;
 }

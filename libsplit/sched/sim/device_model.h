@@ -27,6 +27,10 @@ struct DeviceModel {
   double load_amplitude = 0;
   double load_period = 1;
   double load_phase = 0;
+  // Load step: from launch step_at on (0 = never) every group costs
+  // step_factor times more.
+  unsigned step_at = 0;
+  double step_factor = 1;
 };
 
 struct Model {
@@ -44,6 +48,9 @@ struct Model {
   double hot_width = 0, hot_weight = 1, hot_start = 0, hot_speed = 0;
   bool hot_random = false;  // the bump jumps to a random place at every launch
   double noise = 0;  // relative standard deviation of measured times
+  // The device the app's own queue targets (LaunchKey::home); make_model
+  // sets it to the fastest device unless the model says otherwise.
+  unsigned home = 0;
   bool drifting() const { return hot_speed != 0 || hot_random || has_load_drift(); }
   bool has_load_drift() const;
 };
@@ -74,7 +81,10 @@ ChunkCost chunk_cost(const Model& model, const WorkProfile& work, unsigned devic
 double optimal_makespan(const Model& model, unsigned launch);
 
 // Model catalog. `devices` only matters for "many" (default 16).
+// model_names(): the convergence models; regret_model_names(): the models
+// of the no-regret ("what users feel") table. make_model knows both.
 std::vector<std::string> model_names();
+std::vector<std::string> regret_model_names();
 bool make_model(const std::string& name, unsigned devices, Model* out, std::string* error);
 
 }  // namespace libsplit::sched::sim

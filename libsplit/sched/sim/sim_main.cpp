@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
 
 #include "device_model.h"
@@ -22,8 +23,10 @@ const char* kUsage =
     "       libsplit-sim --table [--launches K]\n"
     "       libsplit-sim --list\n";
 
-const char* kSchedulers[] = {"uniform", "static",  "fixedpoint", "broyden",
-                             "dynamic", "hguided", "autotune", "auto"};
+const char* kSchedulers[] = {"uniform", "static",  "fixedpoint", "broyden", "dynamic",
+                             "hguided", "autotune", "adaptive", "auto"};
+// Columns of the total-time table.
+const char* kRegretSchedulers[] = {"auto", "adaptive", "broyden", "autotune"};
 
 std::unique_ptr<Scheduler> build(const std::string& name, const Model& model,
                                  const SchedulerOptions& options) {
@@ -47,9 +50,17 @@ void print_iterations(const Model& model, const std::vector<LaunchResult>& resul
     std::printf("] ms=[");
     for (size_t d = 0; d < r.device_seconds.size(); ++d)
       std::printf("%s%.3f", d ? " " : "", r.device_seconds[d] * 1e3);
-    std::printf("] makespan %.3f ms optimal %.3f ms  +%.1f%%%s\n", r.true_makespan * 1e3,
+    std::printf("] makespan %.3f ms optimal %.3f ms  +%.1f%%%s", r.true_makespan * 1e3,
                 r.optimal * 1e3, 100 * r.over_optimal(), r.covered_exactly_once ? "" : "  BAD COVER");
+    for (const ChunkTiming& p : r.probes)
+      std::printf("  probe d%u:%llu", p.chunk.device, static_cast<unsigned long long>(p.chunk.group_count));
+    if (r.budget_spent) std::printf("  (exploration budget spent)");
+    if (!r.probes_valid) std::printf("  BAD PROBE");
+    std::printf("\n");
   }
+  RunTotals totals = run_totals(results);
+  std::printf("total %.3f ms = %.3f x optimal, %.3f x home alone\n", totals.total * 1e3,
+              totals.vs_optimal(), totals.vs_home());
   unsigned reached = launches_to_reach(results, 0.05);
   if (reached)
     std::printf("within 5%% of optimal at launch %u\n", reached);
@@ -114,6 +125,36 @@ int print_table(unsigned launches) {
   return 0;
 }
 
+// What users feel: total run time vs the per-launch optimum and vs home alone.
+int print_regret_table() {
+  SchedulerOptions options;  // no environment, no warm start
+  std::printf("\nTotal time of the run (sum of launch makespans, probe staging and waits "
+              "included), as 'x optimum / x home alone'; optimum = per-launch best of the "
+              "oracle split and every single device; home = the app's own device.\n\n"
+              "| model | launches |");
+  for (const char* name : kRegretSchedulers) std::printf(" %s |", name);
+  std::printf("\n|---|---|");
+  for (size_t i = 0; i < std::size(kRegretSchedulers); ++i) std::printf("---|");
+  std::printf("\n");
+  for (const std::string& model_name : regret_model_names()) {
+    for (unsigned launches : {30u, 300u}) {
+      Model model;
+      make_model(model_name, 0, &model, nullptr);
+      std::printf("| %s | %u |", model_name.c_str(), launches);
+      for (const char* name : kRegretSchedulers) {
+        std::unique_ptr<Scheduler> scheduler = build(name, model, options);
+        if (!scheduler) return 1;
+        SimulationOptions sim;
+        sim.launches = launches;
+        RunTotals totals = run_totals(simulate(*scheduler, model, sim));
+        std::printf(" %.3f / %.3f |", totals.vs_optimal(), totals.vs_home());
+      }
+      std::printf("\n");
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,10 +182,12 @@ int main(int argc, char** argv) {
     else if (arg == "--no-whole") options.allow_whole = false;
     else if (arg == "--table") table = true;
     else if (arg == "--list") {
-      for (const std::string& name : model_names()) {
+      std::vector<std::string> names = model_names();
+      for (const std::string& name : regret_model_names()) names.push_back(name);
+      for (const std::string& name : names) {
         Model model;
         make_model(name, 0, &model, nullptr);
-        std::printf("%-11s %s\n", name.c_str(), model.description.c_str());
+        std::printf("%-13s %s\n", name.c_str(), model.description.c_str());
       }
       return 0;
     } else if (arg == "--help" || arg == "-h") {
@@ -155,7 +198,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (table) return print_table(launches < 2 ? 20 : launches);
+  if (table) {
+    if (int status = print_table(launches < 2 ? 20 : launches)) return status;
+    return print_regret_table();
+  }
 
   Model model;
   std::string error;

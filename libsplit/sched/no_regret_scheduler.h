@@ -1,0 +1,109 @@
+// The default scheduler ("auto"): no regret against the app's own device.
+//
+// A key's first launch runs whole on `LaunchKey::home` (split evenly only
+// with devices identical to home). Other devices are learned only through
+// probes: speculative chunks the runtime runs beside the real work on
+// scratch buffers, off the critical path except for the staging of their
+// inputs, which is charged to an exploration budget. A split is planned only
+// when its predicted makespan, taken at an upper confidence bound from the
+// measured noise and including the measured transfer cost, beats the best
+// measured whole launch by a margin; whole on another device only when a
+// probe measured it to beat home clearly. A split that turns out slower than
+// whole goes back to whole at once. While split, the measured times drive
+// Broyden's method (solvers.h) with a cliff guard that tells a cliff (time
+// depends on the share) from a load step (time changed at the same share).
+// README.md lists the constants.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "cost_model.h"
+#include "scheduler.h"
+#include "solvers.h"
+#include "warm_start.h"
+
+namespace libsplit::sched {
+
+struct NoRegretPolicy {
+  // A split's upper-bound makespan must beat the best whole launch by this.
+  static constexpr double kSplitMargin = 0.02;
+  // Whole on a non-home device must beat home by this (probe-measured).
+  static constexpr double kWholeMargin = 0.10;
+  // Confidence bounds: this many measured relative sigmas.
+  static constexpr double kSigmas = 1.5;
+  // A split that is slower than whole by more than kSigmas sigmas plus this
+  // goes back to whole.
+  static constexpr double kGoBackSlack = 0.01;
+  // Probe sizes grow geometrically; no slice exceeds kExtrapolation times
+  // the largest size the device was measured at.
+  static constexpr uint64_t kGrowth = 4;
+  static constexpr double kExtrapolation = 4.0;
+  // Re-probes of a device that did not grow (useless or already measured at
+  // its useful size): after kBackoffFirst launches, doubling to kBackoffMax.
+  static constexpr unsigned kBackoffFirst = 4, kBackoffMax = 256;
+  // ... from kBackoffUseless on when one group (with its staging) takes
+  // longer than the whole launch on the best device.
+  static constexpr unsigned kBackoffUseless = 32;
+  // Exploration budget at start: this times the first launch's makespan
+  // (on top of SchedulerOptions::explore_budget times the run so far).
+  static constexpr double kStartAllowance = 0.25;
+  // After a failed split, no split for 2^failures launches (at most this).
+  static constexpr unsigned kBlockMax = 64;
+  // Cliff guard: bisection steps, imbalance that marks a cliff, launches a
+  // cliff split is held at most (a load step releases it earlier).
+  static constexpr unsigned kCliffSteps = 6, kHoldMax = 64;
+  static constexpr double kCliffImbalance = 0.15;
+};
+
+class NoRegretScheduler final : public Scheduler {
+ public:
+  NoRegretScheduler(const std::vector<DeviceInfo>& devices, const SchedulerOptions& options);
+  ~NoRegretScheduler() override;
+  std::string_view name() const override { return "auto"; }
+  std::unique_ptr<LaunchPlan> plan(const LaunchKey& key, uint64_t numgroups) override;
+  void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) override;
+  void report_probe(const LaunchKey& key, const ChunkTiming& timing) override;
+
+  // Exploration budget of a key (seconds of probe staging): for logs/tests.
+  struct Budget {
+    double spent = 0, allowed = 0;
+    bool exhausted() const { return spent >= allowed; }
+  };
+  Budget exploration_budget(const LaunchKey& key);
+
+ private:
+  struct DeviceState;
+  struct KeyState;
+  KeyState& state_for(const LaunchKey& key, uint64_t numgroups);
+  double allowed_budget(const KeyState& state) const;
+  // Predicted busy seconds (kernel + transfer) of `groups` on device d in a
+  // split; `upper`: at the upper confidence bound.
+  double predict_busy(const KeyState& state, unsigned d, uint64_t groups, bool upper) const;
+  // Measured whole-launch seconds of the best whole candidate (home unless
+  // a probe measured another device to beat it clearly).
+  std::pair<unsigned, double> best_whole(const KeyState& state, uint64_t numgroups) const;
+  // Balanced split over the devices allowed in it (known cost, no probe
+  // out, slices capped by the extrapolation limit); returns groups per
+  // device and its predicted makespan.
+  std::pair<std::vector<uint64_t>, double> model_split(const KeyState& state, uint64_t numgroups,
+                                                       bool upper, bool capped) const;
+  uint64_t probe_size(const KeyState& state, unsigned d, uint64_t numgroups) const;
+  void reset_probe_backoff(KeyState& state);
+  std::vector<double> guard(KeyState& state, const std::vector<double>& x,
+                            const std::vector<double>& f, double makespan, double band,
+                            unsigned bottleneck, std::vector<double> proposal);
+  void finish_split_plan(KeyState& state, std::vector<uint64_t> groups, uint64_t numgroups);
+  void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
+
+  std::vector<DeviceInfo> devices_;
+  double explore_budget_;
+  std::optional<WarmStartStore> warm_start_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<KeyState>> states_;
+};
+
+}  // namespace libsplit::sched

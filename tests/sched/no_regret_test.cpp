@@ -1,0 +1,235 @@
+// The default scheduler ("auto", no regret) on the device simulator: what
+// users feel is the total time of a run, compared with the app alone on its
+// own device and with the per-launch optimum the model itself gives.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "device_model.h"
+#include "no_regret_scheduler.h"
+#include "simulate.h"
+
+namespace libsplit::sched::sim {
+namespace {
+
+Model model_named(const std::string& name) {
+  Model model;
+  std::string error;
+  EXPECT_TRUE(make_model(name, 0, &model, &error)) << error;
+  return model;
+}
+
+std::vector<LaunchResult> run(const Model& model, unsigned launches, uint64_t seed = 1,
+                              SchedulerOptions options = {}) {
+  std::unique_ptr<Scheduler> s = make_scheduler("auto", device_infos(model), options);
+  EXPECT_TRUE(s);
+  SimulationOptions sim;
+  sim.launches = launches;
+  sim.seed = seed;
+  return simulate(*s, model, sim);
+}
+
+// Models where no other device can help the home device (the oracle is
+// home alone, or within the 2 % margin of it): auto must cost no more than
+// 2 % over home alone.
+const char* kUselessOthers[] = {"ratio-100", "ratio-1000", "ratio-10000", "tiny", "membound"};
+
+TEST(NoRegret, UselessOtherDevicesCostAtMostTwoPercentOverHomeAlone) {
+  for (const char* name : kUselessOthers) {
+    for (uint64_t seed : {1u, 2u, 3u}) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+      std::vector<LaunchResult> results = run(model_named(name), 300, seed);
+      EXPECT_LE(run_totals(results).vs_home(), 1.02);
+      // Over 30 launches too, except `tiny`: its launch (41 us) is shorter
+      // than the staging of one probe (100 us), which is unknown until the
+      // first probe ran.
+      if (std::string(name) != "tiny") {
+        EXPECT_LE(run_totals(results, 0, 30).vs_home(), 1.02);
+      }
+    }
+  }
+}
+
+TEST(NoRegret, NeverSlowerThanHomeAloneOnAnyModel) {
+  // Over a whole run, on every model of the table. `irregular` (a 30x
+  // heavier bump jumping to a random place every launch) may lose one split
+  // launch to the bump before the budget stops splitting: 3 %.
+  for (const std::string& name : regret_model_names()) {
+    SCOPED_TRACE(name);
+    std::vector<LaunchResult> results = run(model_named(name), 300);
+    EXPECT_LE(run_totals(results).vs_home(), name == "irregular" ? 1.03 : 1.02);
+  }
+}
+
+TEST(NoRegret, BalancedModelsWithinFivePercentOfTheOptimumAfterTenLaunches) {
+  for (const char* name : {"ratio-1", "ratio-3", "ratio-10", "slowhome-10", "hetero3", "drift-2"}) {
+    for (uint64_t seed : {1u, 2u}) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+      std::vector<LaunchResult> results = run(model_named(name), 300, seed);
+      EXPECT_LE(run_totals(results, 10).vs_optimal(), 1.05);
+    }
+  }
+}
+
+TEST(NoRegret, FirstLaunchRunsWholeOnHomeUnlessDevicesAreIdentical) {
+  for (const std::string& name : regret_model_names()) {
+    SCOPED_TRACE(name);
+    Model model = model_named(name);
+    std::vector<LaunchResult> results = run(model, 1);
+    if (name == "ratio-1") {  // identical devices share evenly at once
+      EXPECT_FALSE(results[0].whole_device);
+      EXPECT_EQ(results[0].groups[0], results[0].groups[1]);
+    } else {
+      EXPECT_EQ(results[0].whole_device.value_or(99), model.home);
+    }
+  }
+}
+
+TEST(NoRegret, ProbesAreWellFormedAndNeverBesideRealWork) {
+  for (const std::string& name : regret_model_names()) {
+    SCOPED_TRACE(name);
+    unsigned probes = 0;
+    for (const LaunchResult& r : run(model_named(name), 60)) {
+      EXPECT_TRUE(r.probes_valid) << "launch " << r.launch;
+      EXPECT_TRUE(r.covered_exactly_once) << "launch " << r.launch;
+      probes += unsigned(r.probes.size());
+    }
+    // Other devices are only learned through probes (identical devices
+    // share from the first launch and need none).
+    if (name != "ratio-1") {
+      EXPECT_GT(probes, 0u);
+    }
+  }
+}
+
+TEST(NoRegret, ProbeStagingStaysWithinTheBudget) {
+  for (const std::string& name : regret_model_names()) {
+    SCOPED_TRACE(name);
+    std::vector<LaunchResult> results = run(model_named(name), 300);
+    double staging = 0, total = 0;
+    for (const LaunchResult& r : results) {
+      staging += r.staging;
+      total += r.true_makespan;
+    }
+    // 2 % of the run plus the start allowance (a quarter of a launch) and
+    // one probe of overdraft.
+    EXPECT_LE(staging, 0.02 * total + 0.5 * results[0].true_makespan);
+  }
+}
+
+TEST(NoRegret, ZeroBudgetMeansNoProbesAndHomeAlone) {
+  SchedulerOptions options;
+  options.explore_budget = 0;
+  for (const LaunchResult& r : run(model_named("ratio-3"), 30, 1, options)) {
+    EXPECT_TRUE(r.probes.empty());
+    EXPECT_EQ(r.whole_device.value_or(99), 0u);
+  }
+}
+
+// First launch (>= from) whose split differs from launch from-1's by more
+// than 1 % of the groups (a move to whole counts).
+unsigned first_move(const std::vector<LaunchResult>& results, unsigned from) {
+  const LaunchResult& before = results[from - 1];
+  for (unsigned i = from; i < results.size(); ++i) {
+    const LaunchResult& r = results[i];
+    if (r.whole_device != before.whole_device) return i;
+    for (size_t d = 0; d < r.groups.size(); ++d) {
+      double change = std::fabs(double(r.groups[d]) - double(before.groups[d]));
+      if (change > 0.01 * double(r.groups[d] + before.groups[d]) / 2 + 1) return i;
+    }
+  }
+  return unsigned(results.size());
+}
+
+TEST(NoRegret, SplitMovesWithinThreeLaunchesOfALoadStep) {
+  for (const char* name : {"step-1.6", "step-3", "step-helper-3"}) {
+    for (uint64_t seed : {1u, 2u, 3u}) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+      Model model = model_named(name);
+      unsigned step = 0;
+      for (const DeviceModel& d : model.devices) step = std::max(step, d.step_at);
+      ASSERT_GT(step, 10u);
+      std::vector<LaunchResult> results = run(model, 60, seed);
+      // Settled before the step: split and balanced.
+      ASSERT_FALSE(results[step - 1].whole_device);
+      EXPECT_LE(results[step - 1].over_optimal(), 0.05);
+      // The step launch runs the old split; the next launches must move it.
+      EXPECT_LE(first_move(results, step + 1), step + 3);
+      // And the run is back within 5 % of the optimum soon after.
+      EXPECT_LE(run_totals(results, step + 6).vs_optimal(), 1.05);
+    }
+  }
+}
+
+TEST(NoRegret, AConvergedSplitIsNotHeldByTheCliffGuardAfterTheHelperSlowsDown) {
+  // A converged split, then the helper gets 3x slower for good: no bisection
+  // between two nearly equal splits; within a few launches the run is near
+  // the new optimum again (split or whole).
+  Model model = model_named("ratio-3");
+  std::unique_ptr<Scheduler> s = make_scheduler("auto", device_infos(model), SchedulerOptions{});
+  SimulationOptions sim;
+  sim.launches = 30;
+  ASSERT_LE(simulate(*s, model, sim).back().over_optimal(), 0.05);
+  model.devices[1].seconds_per_group *= 3;
+  std::vector<LaunchResult> after = simulate(*s, model, sim);
+  EXPECT_LE(run_totals(after, 4).vs_optimal(), 1.05);
+}
+
+TEST(NoRegret, WarmStartVerifiesAStoredSplitBeforeUsingIt) {
+  char pattern[] = "/tmp/libsplit-noregret-XXXXXX";
+  ASSERT_TRUE(mkdtemp(pattern));
+  SchedulerOptions options;
+  options.warm_start_dir = std::string(pattern) + "/sched";
+  Model model = model_named("ratio-3");
+  std::vector<LaunchResult> cold = run(model, 30, 1, options);
+  ASSERT_FALSE(cold.back().whole_device);
+  std::vector<LaunchResult> warm = run(model, 30, 2, options);
+  // Launch 0: whole on home while the stored slice is probed.
+  EXPECT_EQ(warm[0].whole_device.value_or(99), model.home);
+  ASSERT_EQ(warm[0].probes.size(), 1u);
+  EXPECT_GT(warm[0].probes[0].chunk.group_count, model.numgroups / 8);
+  // Then split at once: sooner than the cold run.
+  EXPECT_LE(launches_to_reach(warm, 0.05), 3u);
+  EXPECT_LT(launches_to_reach(warm, 0.05), launches_to_reach(cold, 0.05));
+  std::filesystem::remove_all(pattern);
+}
+
+TEST(NoRegret, ExplorationBudgetIsObservable) {
+  Model model = model_named("ratio-3");
+  NoRegretScheduler s(device_infos(model), SchedulerOptions{});
+  SimulationOptions sim;
+  sim.launches = 20;
+  sim.key.home = model.home;
+  simulate(s, model, sim);
+  LaunchKey key = sim.key;
+  key.global[0] = model.numgroups * key.local[0];
+  NoRegretScheduler::Budget budget = s.exploration_budget(key);
+  EXPECT_GT(budget.spent, 0);
+  EXPECT_GT(budget.allowed, budget.spent * 0.5);
+}
+
+TEST(NoRegret, ConcurrentPlansReportsAndProbesFromManyThreads) {
+  Model model = model_named("ratio-3");
+  NoRegretScheduler s(device_infos(model), SchedulerOptions{});
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      LaunchKey key{"k" + std::to_string(t % 3), 1, {4096 * 64, 1, 1}, {64, 1, 1}, 0, 0};
+      for (int launch = 0; launch < 50; ++launch) {
+        std::unique_ptr<LaunchPlan> plan = s.plan(key, 4096);
+        std::vector<ChunkTiming> timings;
+        for (unsigned d = 0; d < 2; ++d)
+          while (std::optional<Chunk> c = plan->next(d))
+            timings.push_back({*c, 1e-6 * double(c->group_count) * (d ? 3 : 1), 0});
+        s.report(key, timings);
+        for (const Chunk& probe : plan->probes())
+          s.report_probe(key, {probe, 3e-6 * double(probe.group_count), 1e-6});
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace libsplit::sched::sim
