@@ -1,6 +1,8 @@
 #include "program_prep.h"
 
+#include "binary_origins.h"
 #include "cc_client.h"
+#include "device_macros.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -12,7 +14,8 @@ using Mode = _cl_program::Mode;
 
 // Builds `source` (or the binaries / IL) on every platform slot; false when a
 // slot fails.
-bool build_everywhere(cl_program p, const std::string* source, std::string* why) {
+bool build_everywhere(cl_program p, const std::string* source, const std::string& options,
+                      std::string* why) {
   Runtime& rt = runtime();
   p->per_platform.assign(rt.platforms.size(), nullptr);
   bool all = true;
@@ -50,7 +53,7 @@ bool build_everywhere(cl_program p, const std::string* source, std::string* why)
       continue;
     }
     err = real().clBuildProgram(prog, static_cast<cl_uint>(ids.size()), ids.data(),
-                                p->options.c_str(), nullptr, nullptr);
+                                options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
       size_t n = 0;
       real().clGetProgramBuildInfo(prog, ids[0], CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
@@ -86,12 +89,28 @@ void prepare_program(cl_program p) {
   if (p->mode != Mode::Unprepared) return;
   Runtime& rt = runtime();
   std::string why;
-  if (p->from_source) {
+  // A program from a binary libsplit handed out earlier gets its source and
+  // build options back (binary_origins.h); for the rest of its life it is a
+  // program from source for libsplit's own builds.
+  bool from_source = p->from_source;
+  std::string source = p->source, options = p->options;
+  if (!from_source && p->il.empty()) {
+    std::string dir = binary_origins_dir(rt.controls.cache_dir);
+    if (auto origin = find_binary_origin(dir, p->binaries, &why)) {
+      from_source = true;
+      source = std::move(origin->source);
+      options = std::move(origin->options);
+      log_line(1, "program from a binary libsplit handed out: source and options restored");
+    }
+  }
+  if (from_source) {
     std::string cc = find_cc(rt.controls.cc);
     if (cc.empty()) {
       why = "libsplit-cc not found";
     } else {
-      CcResult r = run_cc(cc, p->source, p->options);
+      std::vector<cl_device_id> ids;
+      for (const auto& d : rt.devices) ids.push_back(d.id);
+      CcResult r = run_cc(cc, source, options, device_macro_sets(ids, options));
       if (!r.ok) {
         why = r.error;
       } else {
@@ -99,7 +118,7 @@ void prepare_program(cl_program p) {
         auto summary = parse_summary(r.summary_json, &perr);
         if (!summary) {
           why = "unreadable summary: " + perr;
-        } else if (build_everywhere(p, &r.partition_ready, &why)) {
+        } else if (build_everywhere(p, &r.partition_ready, options, &why)) {
           p->summary = std::move(summary);
           p->mode = Mode::Compiled;
           return;
@@ -109,22 +128,49 @@ void prepare_program(cl_program p) {
         }
       }
     }
-    bool plain = rt.controls.plain_split && plain_split_safe(p->source);
-    if (build_everywhere(p, &p->source, &why)) {
+    bool plain = rt.controls.plain_split && plain_split_safe(source);
+    if (build_everywhere(p, &source, options, &why)) {
       p->mode = plain ? Mode::Plain : Mode::Whole;
       p->mode_reason = why;
       log_line(1, "program not partition-ready (" + why + "); kernels " +
                       (plain ? "split without rewrite (plain, whole-buffer merge)" : "run unsplit"));
       return;
     }
-  } else if (build_everywhere(p, nullptr, &why) || !p->per_platform.empty()) {
-    p->mode = Mode::Whole;
-    p->mode_reason = "program from binary or IL";
-    return;
+  } else {
+    if (!p->il.empty()) why = "a program from IL (no OpenCL C source)";
+    if (build_everywhere(p, nullptr, options, &why) || !p->per_platform.empty()) {
+      p->mode = Mode::Whole;
+      p->mode_reason = why;
+      log_line(1, "program not partition-ready (" + why + "); kernels run unsplit");
+      return;
+    }
   }
   p->mode = Mode::Failed;
   p->mode_reason = why;
   log_line(1, "cannot build the program on libsplit's devices: " + why);
+}
+
+void remember_binaries(cl_program p, const unsigned char* const* binaries, size_t count) {
+  std::string source = p->source, options = p->options;
+  if (!p->from_source) {
+    // A program restored from a binary hands out binaries of the same source.
+    std::string why;
+    auto origin = find_binary_origin(binary_origins_dir(runtime().controls.cache_dir), p->binaries, &why);
+    if (!origin) return;
+    source = std::move(origin->source);
+    options = std::move(origin->options);
+  }
+  std::vector<size_t> sizes(count, 0);
+  if (real().clGetProgramInfo(p->native, CL_PROGRAM_BINARY_SIZES, count * sizeof(size_t),
+                              sizes.data(), nullptr) != CL_SUCCESS)
+    return;
+  std::string dir = binary_origins_dir(runtime().controls.cache_dir);
+  for (size_t i = 0; i < count; ++i) {
+    if (!binaries[i] || !sizes[i]) continue;
+    std::string why;
+    if (!record_binary_origin(dir, binaries[i], sizes[i], {source, options}, &why))
+      log_line(1, "binary handed out but not recorded: " + why);
+  }
 }
 
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {

@@ -29,6 +29,7 @@ struct Settings {
   std::string input;
   std::string outDir;
   std::vector<std::string> buildOptions;
+  std::vector<std::string> deviceMacroSets;  // --device-macros, in order
   bool useCache = true;
   std::string cacheDir;
   std::string resourceDir;
@@ -59,6 +60,10 @@ void printVersion();
 const Option kOptions[] = {
     {"-o", "DIR", "write DIR/partition-ready.cl and DIR/summary.json (DIR is created)",
      [](Settings& s, const std::string& v) { s.outDir = v; }},
+    {"--device-macros", "SPEC",
+     "analyse with one device's predefined macros (NAME or NAME=VALUE, comma separated) instead of "
+     "Clang's; repeat for devices with different sets (the summaries are merged: union of regions)",
+     [](Settings& s, const std::string& v) { s.deviceMacroSets.push_back(v); }},
     {"--no-cache", nullptr, "neither read nor write the cache",
      [](Settings& s, const std::string&) { s.useCache = false; }},
     {"--cache-dir", "DIR",
@@ -87,7 +92,9 @@ const Option kOptions[] = {
          std::ifstream f(s.input, std::ios::binary);
          std::stringstream src;
          src << f.rdbuf();
-         trace::print_traced_program(src.str(), s.buildOptions, s.resourceDir, std::cout, std::cerr);
+         // The oracle runs on one device: the first --device-macros set's.
+         trace::print_traced_program(src.str(), s.buildOptions, s.resourceDir, std::cout, std::cerr,
+                                     s.deviceMacroSets.empty() ? "" : s.deviceMacroSets.front());
        });
      }},
     {"--version", nullptr, "print the tool version",
@@ -278,6 +285,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   req.buildOptions = s.buildOptions;
+  req.deviceMacroSets = s.deviceMacroSets;
   req.resourceDir = s.resourceDir;
   req.useCache = s.useCache;
   req.cacheDir = s.cacheDir;

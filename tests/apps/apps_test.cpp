@@ -475,6 +475,102 @@ TEST(DeferredWritesTest, ReusedSourcesTrappedAndAppHandlerChained) {
       << describe(shim);
 }
 
+// Launches (by LIBSPLIT_TRACE launch id) whose slices ran on more than one device.
+size_t launches_on_several_devices(const std::string& trace_path) {
+  std::map<std::string, std::set<std::string>> devices_of_launch;
+  for (const TraceRow& row : parse_trace(read_file(trace_path)))
+    if (row.count("groups") && std::stoll(row.at("groups")) > 0)
+      devices_of_launch[row.at("launch")].insert(row.at("device"));
+  size_t spread = 0;
+  for (const auto& [launch, devices] : devices_of_launch) spread += devices.size() > 1;
+  return spread;
+}
+
+// Buffers written only under a device-predefined macro (__OPENCL_VERSION__,
+// #ifndef cl_khr_fp16, __IMAGE_SUPPORT__, an extension, the OpenCL C
+// version): libsplit-cc must analyse with the devices' macros, or the shim
+// leaves those writes on the devices and the app reads stale bytes. Every
+// launch split (LIBSPLIT_WHOLE=0) on 2 and 3 devices.
+TEST(DeviceMacrosTest, WritesUnderDeviceMacrosComeBackOn2And3Devices) {
+  for (const char* devices : {"pthread basic", "pthread basic basic"}) {
+    SCOPED_TRACE(devices);
+    TempDir dir("apps-macros");
+    ASSERT_FALSE(dir.path().empty());
+    AppRun native = run_app("device_macros", native_env("pthread"), dir, "native");
+    ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+    std::filesystem::create_directories(dir.path() + "/cache");
+    const ShimCase c{"device_macros", devices, "macros", true, "", false, false};
+    EnvChanges env = shim_env(c, dir.path() + "/cache");
+    const std::string trace_path = dir.path() + "/trace.csv";
+    env["LIBSPLIT_TRACE"] = trace_path;
+    env["LIBSPLIT_LOG"] = "1";
+    AppRun shim = run_app("device_macros", env, dir, "shim");
+    check_preloaded(shim);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+    EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
+    EXPECT_GT(launches_on_several_devices(trace_path), 0u) << tail(shim.process.err);
+    EXPECT_EQ(shim.process.err.find("not partition-ready"), std::string::npos) << tail(shim.process.err);
+  }
+}
+
+// An app that caches its program binary: the first run builds from source and
+// saves the binary, the second creates its program from that binary. libsplit
+// recorded the binary it handed out (hash -> source, options in its cache
+// directory), so the second run is partition-ready and split. Without the
+// record, the log says why the program runs whole, and the output is right.
+TEST(BinaryCacheTest, SecondRunFromTheCachedBinaryIsSplit) {
+  TempDir dir("apps-bincache");
+  ASSERT_FALSE(dir.path().empty());
+  AppRun native = run_app("binary_cache", native_env("pthread"), dir, "native");
+  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const ShimCase c{"binary_cache", "pthread basic", "bincache", true, "", false, false};
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
+  const std::string binary = dir.path() + "/program.bin";
+  env["APP_BINARY_FILE"] = binary;
+  env["LIBSPLIT_LOG"] = "1";
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE(run == 0 ? "from source" : run == 1 ? "from the binary" : "binary table removed");
+    if (run == 2) std::filesystem::remove_all(dir.path() + "/cache/binaries");
+    const std::string trace_path = dir.path() + "/trace" + std::to_string(run) + ".csv";
+    env["LIBSPLIT_TRACE"] = trace_path;
+    AppRun shim = run_app("binary_cache", env, dir, "shim" + std::to_string(run));
+    check_preloaded(shim);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+    EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
+    const std::string& log = shim.process.err;
+    EXPECT_EQ(log.find("binary_cache: program from") != std::string::npos, run > 0) << tail(log);
+    if (run < 2) {
+      EXPECT_GT(launches_on_several_devices(trace_path), 0u) << tail(log);
+      EXPECT_EQ(log.find("not partition-ready"), std::string::npos) << tail(log);
+    }
+    if (run == 1) {
+      EXPECT_NE(log.find("source and options restored"), std::string::npos) << tail(log);
+    }
+    if (run == 2) {
+      EXPECT_NE(log.find("not partition-ready (a binary libsplit did not hand out"), std::string::npos)
+          << tail(log);
+    }
+  }
+  // The table is private to the user: directory 0700, entries 0600.
+  std::filesystem::remove(binary);
+  run_app("binary_cache", env, dir, "again");
+  namespace fs = std::filesystem;
+  const fs::path table = dir.path() + "/cache/binaries";
+  ASSERT_TRUE(fs::exists(table));
+  EXPECT_EQ(fs::status(table).permissions() & fs::perms::all, fs::perms::owner_all);
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(table)) {
+    ++entries;
+    EXPECT_EQ(fs::status(e.path()).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write)
+        << e.path();
+  }
+  EXPECT_GT(entries, 0u);
+}
+
 #endif  // LIBSPLIT_SHIM_PATH
 
 }  // namespace
