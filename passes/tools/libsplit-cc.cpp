@@ -82,7 +82,7 @@ const Option kOptions[] = {
      [](Settings& s, const std::string&) { s.printTime = true; }},
     {"--verbose", nullptr, "report build options ignored and cache problems on stderr",
      [](Settings& s, const std::string&) { s.verbose = true; }},
-    {"--regions", nullptr, "print the read/write region of every buffer argument (or unknown + why)",
+    {"--regions", nullptr, "print the read/write region of every buffer argument, simplified (or unknown + why)",
      [](Settings& s, const std::string&) {
        s.reports.push_back([](const cc::CompileResult& r) { trace::print_region_report(r.summary, std::cout); });
      }},

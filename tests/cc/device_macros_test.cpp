@@ -260,3 +260,34 @@ TEST(BuildOptions, EveryOpenCL30OptionIsAccepted) {
 }
 
 }  // namespace
+
+namespace {
+
+// --regions prints regions for people: no zero-valued check terms, constants
+// folded, the checks listed once after the region; an indirection names the
+// argument the index comes from.
+TEST(Regions, PrintedSimplifiedWithTheirChecksApart) {
+  std::string dir = makeTempDir();
+  std::string input = dir + "/r.cl";
+  writeFile(input, R"(__kernel void k(__global const float* in, __global const int* idx,
+                __global float* out, int n) {
+  int i = get_global_id(0);
+  if (i < n) out[i + 3 - 3] = in[i] + in[idx[i]];
+}
+)");
+  ToolRun r = runTool("--no-cache --regions '" + input + "'", dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.find("(* 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("-3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("arg 2 out write: if gid0 <= (+ (wrap_i32 (arg 3)) -1): "
+                       "[(* (wrap_i32 gid0) 4), (+ (* (wrap_i32 gid0) 4) 3)]   (assuming gid0 fits i32)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("arg 0 in read:  unknown: index loaded from the contents of arg 1 (idx) "
+                       "(indirection) at line 4"),
+            std::string::npos)
+      << r.out;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
