@@ -110,7 +110,11 @@ void prepare_program(cl_program p) {
     } else {
       std::vector<cl_device_id> ids;
       for (const auto& d : rt.devices) ids.push_back(d.id);
-      CcResult r = run_cc(cc, source, options, device_macro_sets(ids, options));
+      std::vector<std::string> sets = device_macro_sets(ids, options);
+      std::string listed;
+      for (const auto& set : sets) listed += (listed.empty() ? "" : " | ") + set;
+      log_line(2, "libsplit-cc device macro sets (options '" + options + "'): " + listed);
+      CcResult r = run_cc(cc, source, options, sets);
       if (!r.ok) {
         why = r.error;
       } else {

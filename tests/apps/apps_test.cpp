@@ -20,9 +20,9 @@ namespace apps_test {
 namespace {
 
 // Apps whose launches are expected to be split over several devices. The
-// others run whole on one device under the shim: "atomics" (global atomics)
-// and "errors" (mostly invalid calls).
-const std::set<std::string> kNotSplit = {"atomics", "errors"};
+// others run whole on one device under the shim: "atomics" (global atomics),
+// "errors" (mostly invalid calls) and "macro_probe" (one work-item).
+const std::set<std::string> kNotSplit = {"atomics", "errors", "macro_probe"};
 // Images are a documented limitation of the shim (libsplit/README.md): with
 // several devices clCreateImage answers CL_INVALID_OPERATION. These apps are
 // compared with the native run only in pass-through (one device); with more,
@@ -511,6 +511,90 @@ TEST(DeviceMacrosTest, WritesUnderDeviceMacrosComeBackOn2And3Devices) {
     EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
     EXPECT_GT(launches_on_several_devices(trace_path), 0u) << tail(shim.process.err);
     EXPECT_EQ(shim.process.err.find("not partition-ready"), std::string::npos) << tail(shim.process.err);
+  }
+}
+
+// The macro sets the shim derives from clGetDeviceInfo (LIBSPLIT_LOG=2 lists
+// them) against what PoCL's compiler really predefines (the macro_probe app,
+// run natively on each device): for every build of the probe, one derived
+// set agrees with the device on every probed macro (defined or not, and its
+// value). `__opencl_c_*` are compared in OpenCL C 3.0 builds only (older
+// versions get Clang's own version-derived features, as the driver does).
+// cl_khr_depth_images is not probed: PoCL defines it without listing it.
+TEST(DeviceMacrosTest, DerivedSetsMatchWhatPoclPredefines) {
+  TempDir dir("apps-probe");
+  ASSERT_FALSE(dir.path().empty());
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const ShimCase c{"macro_probe", "pthread basic", "probe", false, "", false, false};
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
+  env["LIBSPLIT_LOG"] = "2";
+  env["LIBSPLIT_SYNC_PREPARE"] = "1";
+  AppRun shim = run_app("macro_probe", env, dir, "shim");
+  check_preloaded(shim);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+  // options label -> derived sets (name -> value).
+  std::map<std::string, std::vector<std::map<std::string, std::string>>> derived;
+  {
+    std::stringstream log(shim.process.err);
+    const std::string marker = "libsplit-cc device macro sets (options '";
+    for (std::string line; std::getline(log, line);) {
+      size_t at = line.find(marker);
+      if (at == std::string::npos) continue;
+      size_t end = line.find("'): ", at);
+      ASSERT_NE(end, std::string::npos) << line;
+      std::string options = line.substr(at + marker.size(), end - at - marker.size());
+      std::string label = options.empty() ? "default" : options == "-cl-std=CL1.2" ? "cl12" : options;
+      std::stringstream sets(line.substr(end + 4));
+      for (std::string set; std::getline(sets, set, '|');) {
+        std::map<std::string, std::string> macros;
+        std::stringstream items(set);
+        for (std::string item; std::getline(items, item, ',');) {
+          item.erase(0, item.find_first_not_of(' '));
+          item.erase(item.find_last_not_of(' ') + 1);
+          if (item.empty()) continue;
+          size_t eq = item.find('=');
+          macros[item.substr(0, eq)] = eq == std::string::npos ? "1" : item.substr(eq + 1);
+        }
+        derived[label].push_back(macros);
+      }
+    }
+  }
+  ASSERT_EQ(derived.size(), 2u) << "expected the sets of 2 builds in the log\n" << tail(shim.process.err);
+  for (const char* device : {"pthread", "basic"}) {
+    SCOPED_TRACE(device);
+    AppRun native = run_app("macro_probe", native_env(device), dir, std::string("native-") + device);
+    ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+    // label -> name -> value ("-1": undefined).
+    std::map<std::string, std::map<std::string, std::string>> actual;
+    std::stringstream out(native.output);
+    for (std::string line; std::getline(out, line);) {
+      size_t colon = line.find(':'), eq = line.find(" = ");
+      if (colon == std::string::npos || eq == std::string::npos) continue;
+      actual[line.substr(0, colon)][line.substr(colon + 1, eq - colon - 1)] = line.substr(eq + 3);
+    }
+    ASSERT_EQ(actual.size(), 2u) << native.output;
+    for (const auto& [label, macros] : actual) {
+      SCOPED_TRACE(label);
+      const bool version3 = macros.at("__OPENCL_C_VERSION__") == "300";
+      std::string mismatches_of_best;
+      size_t best = SIZE_MAX;
+      for (const auto& set : derived[label]) {
+        std::string mismatches;
+        size_t count = 0;
+        for (const auto& [name, value] : macros) {
+          if (!version3 && name.rfind("__opencl_c_", 0) == 0) continue;
+          auto it = set.find(name);
+          const std::string want = it == set.end() ? "-1" : it->second;
+          if (want != value) {
+            ++count;
+            mismatches += " " + name + " (device " + value + ", derived " + want + ")";
+          }
+        }
+        if (count < best) best = count, mismatches_of_best = mismatches;
+      }
+      EXPECT_EQ(best, 0u) << "no derived set matches the device; closest differs in:" << mismatches_of_best;
+    }
   }
 }
 
