@@ -168,9 +168,20 @@ void remember_binaries(cl_program p, const unsigned char* const* binaries, size_
   if (real().clGetProgramInfo(p->native, CL_PROGRAM_BINARY_SIZES, count * sizeof(size_t),
                               sizes.data(), nullptr) != CL_SUCCESS)
     return;
+  // Only executables: a compiled object or library binary was made with
+  // clCompileProgram's options, not the ones recorded here.
+  std::vector<cl_device_id> devices(count, nullptr);
+  if (real().clGetProgramInfo(p->native, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id),
+                              devices.data(), nullptr) != CL_SUCCESS)
+    return;
   std::string dir = binary_origins_dir(runtime().controls.cache_dir);
   for (size_t i = 0; i < count; ++i) {
-    if (!binaries[i] || !sizes[i]) continue;
+    if (!binaries[i] || !sizes[i] || !devices[i]) continue;
+    cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
+    if (real().clGetProgramBuildInfo(p->native, devices[i], CL_PROGRAM_BINARY_TYPE, sizeof type, &type,
+                                     nullptr) != CL_SUCCESS ||
+        type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
+      continue;
     std::string why;
     if (!record_binary_origin(dir, binaries[i], sizes[i], {source, options}, &why))
       log_line(1, "binary handed out but not recorded: " + why);
