@@ -1,6 +1,7 @@
 #include "ScevToExpr.h"
 
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/IR/DebugInfoMetadata.h>
@@ -353,7 +354,19 @@ ExprPtr ScevToExpr::translateUnknown(const Value* V, unsigned bits) {
   const auto* I = dyn_cast<Instruction>(V);
   if (!I) return fail("unsupported constant expression");
   std::string where = describeLocation(I);
-  if (isa<LoadInst>(I)) return fail("index loaded from memory (indirection) at " + where);
+  if (const auto* L = dyn_cast<LoadInst>(I)) {
+    // Name the buffer the index comes from: the region depends on its contents.
+    const Value* Base = getUnderlyingObject(L->getPointerOperand());
+    std::string from = "memory";
+    if (const auto* A = dyn_cast<Argument>(Base))
+      from = "the contents of arg " + std::to_string(A->getArgNo()) +
+             (A->hasName() ? " (" + A->getName().str() + ")" : std::string());
+    else if (isa<AllocaInst>(Base))
+      from = "a private variable";
+    else if (isa<GlobalVariable>(Base))
+      from = "the program-scope variable '" + Base->getName().str() + "'";
+    return fail("index loaded from " + from + " (indirection) at " + where);
+  }
   if (const auto* C = dyn_cast<CallInst>(I); C && C->getCalledFunction())
     if (ExprPtr e = translateIntegerBuiltin(C)) return e;
   if (!Reason.empty()) return nullptr;

@@ -140,6 +140,12 @@ cl_int clGetProgramInfo(cl_program p, cl_program_info param, size_t size, void* 
   switch (param) {
     case CL_PROGRAM_REFERENCE_COUNT: return set_info_value(size, value, size_ret, ref_count(p));
     case CL_PROGRAM_CONTEXT: return set_info_value(size, value, size_ret, p->context);
+    case CL_PROGRAM_BINARIES: {
+      cl_int err = real().clGetProgramInfo(p->native, param, size, value, size_ret);
+      if (err == CL_SUCCESS && value)
+        remember_binaries(p, static_cast<const unsigned char* const*>(value), size / sizeof(void*));
+      return err;
+    }
     default: return real().clGetProgramInfo(p->native, param, size, value, size_ret);
   }
 }

@@ -80,7 +80,8 @@ std::string find_cc(const std::string& configured) {
   return "";
 }
 
-CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options) {
+CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options,
+                const std::vector<std::string>& device_macro_sets) {
   CcResult r;
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/libsplit-XXXXXX";
@@ -94,7 +95,13 @@ CcResult run_cc(const std::string& cc, const std::string& source, const std::str
     std::ofstream out(input, std::ios::binary);
     out << source;
   }
-  std::vector<std::string> words = {cc, "-o", dir, input, "--"};
+  std::vector<std::string> words = {cc, "-o", dir};
+  for (const auto& set : device_macro_sets) {
+    words.push_back("--device-macros");
+    words.push_back(set);
+  }
+  words.push_back(input);
+  words.push_back("--");
   for (auto& w : split_options(options)) words.push_back(w);
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());

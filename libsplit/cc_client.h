@@ -17,7 +17,10 @@ struct CcResult {
 // (build tree), then PATH. Empty when none is executable.
 std::string find_cc(const std::string& configured);
 
-CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options);
+// device_macro_sets: one `--device-macros` SPEC per distinct set of the
+// devices' predefined macros (device_macros.h).
+CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options,
+                const std::vector<std::string>& device_macro_sets = {});
 
 // Splits build options into words (whitespace separated, "..." and '...' kept together).
 std::vector<std::string> split_options(const std::string& options);

@@ -6,7 +6,9 @@
 // adopts the result at the next launch.
 #include "program_prep.h"
 
+#include "binary_origins.h"
 #include "cc_client.h"
+#include "device_macros.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -97,27 +99,58 @@ void release_all(std::vector<cl_program>& programs) {
   programs.clear();
 }
 
-// The partition-ready program from libsplit-cc, else the original source
-// (reusing `originals` when every slot has one), else nothing.
+// A source program: the partition-ready program from libsplit-cc, else the
+// original source (reusing `originals` when every slot has one), else nothing.
+PreparedProgram prepare_source(cl_program p, const std::string& source, const std::string& options,
+                               const std::vector<cl_program>* originals);
+
+// Any program: source programs as above, programs from binaries libsplit
+// handed out as their source, other binaries and IL whole.
 PreparedProgram prepare(cl_program p, const std::string& source, const std::string& options,
                         const std::vector<cl_program>* originals) {
   Runtime& rt = runtime();
   PreparedProgram out;
   std::string why;
   if (!p->from_source) {
+    // A program from a binary libsplit handed out earlier gets its source and
+    // build options back (binary_origins.h) and is prepared as source.
+    if (p->il.empty()) {
+      std::string dir = binary_origins_dir(rt.controls.cache_dir);
+      if (auto origin = find_binary_origin(dir, p->binaries, &why)) {
+        log_line(1, "program from a binary libsplit handed out: source and options restored");
+        return prepare_source(p, origin->source, origin->options, originals);
+      }
+    } else {
+      why = "a program from IL (no OpenCL C source)";
+    }
     Built b = build_per_slot(p, nullptr, options);
     bool any = false;
     for (cl_program pp : b.programs) any |= pp != nullptr;
     out.per_platform = std::move(b.programs);
     out.mode = any ? Mode::Whole : Mode::Failed;
-    out.reason = any ? "program from binary or IL" : b.why;
+    out.reason = any ? why : b.why;
+    if (any) log_line(1, "program not partition-ready (" + why + "); kernels run unsplit");
     return out;
   }
+  return prepare_source(p, source, options, originals);
+}
+
+PreparedProgram prepare_source(cl_program p, const std::string& source, const std::string& options,
+                               const std::vector<cl_program>* originals) {
+  Runtime& rt = runtime();
+  PreparedProgram out;
+  std::string why;
   std::string cc = find_cc(rt.controls.cc);
   if (cc.empty()) {
     why = "libsplit-cc not found";
   } else {
-    CcResult r = run_cc(cc, source, options);
+    std::vector<cl_device_id> ids;
+    for (const auto& d : rt.devices) ids.push_back(d.id);
+    std::vector<std::string> sets = device_macro_sets(ids, options);
+    std::string listed;
+    for (const auto& set : sets) listed += (listed.empty() ? "" : " | ") + set;
+    log_line(2, "libsplit-cc device macro sets (options '" + options + "'): " + listed);
+    CcResult r = run_cc(cc, source, options, sets);
     if (!r.ok) {
       why = r.error;
     } else {
@@ -156,6 +189,8 @@ PreparedProgram prepare(cl_program p, const std::string& source, const std::stri
   }
   out.mode = plain ? Mode::Plain : Mode::Whole;
   out.reason = why;
+  log_line(1, "program not partition-ready (" + why + "); kernels " +
+                  (plain ? "split without rewrite (plain, whole-buffer merge)" : "run unsplit"));
   return out;
 }
 
@@ -166,12 +201,7 @@ void adopt(cl_program p, PreparedProgram&& r) {
   p->summary = std::move(r.summary);
   p->mode = r.mode;
   p->mode_reason = r.reason;
-  if (r.mode == Mode::Plain || r.mode == Mode::Whole) {
-    if (!r.reason.empty() || r.mode == Mode::Plain)
-      log_line(1, "program not partition-ready (" + r.reason + "); kernels " +
-                      (r.mode == Mode::Plain ? "split without rewrite (plain, whole-buffer merge)"
-                                             : "run unsplit"));
-  } else if (r.mode == Mode::Failed) {
+  if (r.mode == Mode::Failed) {
     log_line(1, "cannot build the program on libsplit's devices: " + r.reason);
   }
 }
@@ -286,6 +316,40 @@ void prepare_program(cl_program p, unsigned home) {
   }
   if (p->mode != Mode::Unprepared) return;
   adopt(p, prepare(p, p->source, p->options, nullptr));
+}
+
+void remember_binaries(cl_program p, const unsigned char* const* binaries, size_t count) {
+  std::string source = p->source, options = p->options;
+  if (!p->from_source) {
+    // A program restored from a binary hands out binaries of the same source.
+    std::string why;
+    auto origin = find_binary_origin(binary_origins_dir(runtime().controls.cache_dir), p->binaries, &why);
+    if (!origin) return;
+    source = std::move(origin->source);
+    options = std::move(origin->options);
+  }
+  std::vector<size_t> sizes(count, 0);
+  if (real().clGetProgramInfo(p->native, CL_PROGRAM_BINARY_SIZES, count * sizeof(size_t),
+                              sizes.data(), nullptr) != CL_SUCCESS)
+    return;
+  // Only executables: a compiled object or library binary was made with
+  // clCompileProgram's options, not the ones recorded here.
+  std::vector<cl_device_id> devices(count, nullptr);
+  if (real().clGetProgramInfo(p->native, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id),
+                              devices.data(), nullptr) != CL_SUCCESS)
+    return;
+  std::string dir = binary_origins_dir(runtime().controls.cache_dir);
+  for (size_t i = 0; i < count; ++i) {
+    if (!binaries[i] || !sizes[i] || !devices[i]) continue;
+    cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
+    if (real().clGetProgramBuildInfo(p->native, devices[i], CL_PROGRAM_BINARY_TYPE, sizeof type, &type,
+                                     nullptr) != CL_SUCCESS ||
+        type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
+      continue;
+    std::string why;
+    if (!record_binary_origin(dir, binaries[i], sizes[i], {source, options}, &why))
+      log_line(1, "binary handed out but not recorded: " + why);
+  }
 }
 
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {

@@ -24,6 +24,11 @@ void before_exit();
 // until the program can at least run whole on `home`, or prepares at once.
 void prepare_program(cl_program p, unsigned home);
 
+// Called after the app read a program's binaries (CL_PROGRAM_BINARIES): each
+// one built from source is recorded (binary_origins.h) so that a program
+// later created from it can be prepared from source again.
+void remember_binaries(cl_program p, const unsigned char* const* binaries, size_t count);
+
 // The kernel object for runtime device d (created on first use); null when
 // the program has none there.
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err);

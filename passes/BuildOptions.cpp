@@ -38,7 +38,7 @@ bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.s
 
 // Flags Clang's -cc1 accepts and that can change what the source means.
 constexpr std::string_view kKeptFlags[] = {
-    "-cl-single-precision-constant", "-cl-denorms-are-zero",
+    "-cl-single-precision-constant",
     "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-mad-enable", "-cl-no-signed-zeros",
     "-cl-unsafe-math-optimizations", "-cl-finite-math-only", "-cl-fast-relaxed-math",
     "-cl-uniform-work-group-size", "-w",

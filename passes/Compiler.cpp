@@ -2,15 +2,19 @@
 
 #include "BuildOptions.h"
 #include "Cache.h"
+#include "DeviceMacros.h"
 #include "Frontend.h"
 #include "KernelSummaries.h"
 #include "PrepareIR.h"
 #include "RegionAnnotator.h"
+#include "SummaryMerge.h"
 
 #include <llvm/IR/Module.h>
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
+#include <optional>
 #include <sys/stat.h>
 
 #ifndef LIBSPLIT_CLANG_RESOURCE_DIR
@@ -48,12 +52,18 @@ std::string cacheKey(const CompileRequest& r) {
     h.update(":");
     h.update(s);
   };
-  add("libsplit-cc cache key 1");
+  add("libsplit-cc cache key 2");
   add(toolVersion());
   add(executableIdentity());
   add(resourceDirOf(r));
   add(r.verifyRewrite ? "verify" : "noverify");
   for (const auto& o : filterBuildOptions(r.buildOptions).clang) add(o);
+  // The analysis depends on each device's predefined macros.
+  std::string err;
+  for (const auto& spec : r.deviceMacroSets) {
+    auto set = parseDeviceMacros(spec, &err);
+    add(set ? "device macros " + set->canonical() : "bad device macros " + spec);
+  }
   add(r.source);
   auto digest = h.final();
   static const char hex[] = "0123456789abcdef";
@@ -101,38 +111,85 @@ CompileResult compileProgram(const CompileRequest& request) {
     }
   }
 
-  FrontendInput in{request.inputPath, request.source, options.clang, resourceDirOf(request)};
-  FrontendOutput fe = runFrontend(in);
-  result.diagnostics = fe.diagnostics;
-  if (!fe.ok) {
-    result.error = fe.error.empty() ? "compilation failed" : fe.error;
-    return result;
-  }
-
-  if (request.verifyRewrite) {
-    FrontendInput check = in;
-    check.source = fe.partitionReady;
-    std::string diags;
-    if (!checkCompiles(check, &diags)) {
-      result.error = "internal error: the partition-ready program does not compile:\n" + diags;
+  // The macro sets to analyse under; one empty set: Clang's own macros.
+  std::vector<std::optional<DeviceMacroSet>> sets;
+  for (const auto& spec : request.deviceMacroSets) {
+    std::string err;
+    auto set = parseDeviceMacros(spec, &err);
+    if (!set) {
+      result.error = err;
       return result;
     }
+    bool seen = false;
+    for (const auto& s : sets) seen |= s->canonical() == set->canonical();
+    if (!seen) sets.push_back(std::move(set));
   }
+  if (sets.empty()) sets.emplace_back(std::nullopt);
 
-  ProgramSummary& summary = result.summary;
-  summary.tool = toolVersion();
-  summary.kernels = std::move(fe.kernels);
-  prepareModule(*fe.module);
-  addIRFacts(*fe.module, summary);
-  annotateRegions(*fe.module, summary);
-  if (request.inspectModule) request.inspectModule(*fe.module, summary);
+  std::vector<ProgramSummary> summaries;
+  std::vector<std::string> included;
+  std::string failures;  // sets under which the program does not compile
+  for (const auto& set : sets) {
+    FrontendInput in{request.inputPath, request.source, options.clang, resourceDirOf(request), ""};
+    if (set) {
+      DeviceMacroSetup setup = deviceMacroSetup(*set, options.clang);
+      in.clangOptions.insert(in.clangOptions.begin(), setup.clangArgs.begin(), setup.clangArgs.end());
+      in.deviceMacroHeader = setup.header;
+    }
+    FrontendOutput fe = runFrontend(in);
+    if (!fe.ok) {
+      // A set under which the program does not compile is not what any
+      // device compiled (its native build succeeded): skipped, as long as
+      // another set compiles.
+      std::string why = fe.error.empty() ? "compilation failed" : fe.error;
+      if (sets.size() > 1 && set) {
+        failures += "device macros " + set->canonical() + ": " + why + "\n" + fe.diagnostics;
+        continue;
+      }
+      result.diagnostics = fe.diagnostics;
+      result.error = why;
+      return result;
+    }
+    result.diagnostics += fe.diagnostics;
+    if (!summaries.empty() && fe.partitionReady != result.partitionReady) {
+      result.error =
+          "the partition-ready rewrite differs between the devices' predefined macro sets";
+      return result;
+    }
+    if (request.verifyRewrite) {
+      FrontendInput check = in;
+      check.source = fe.partitionReady;
+      std::string diags;
+      if (!checkCompiles(check, &diags)) {
+        result.error = "internal error: the partition-ready program does not compile:\n" + diags;
+        return result;
+      }
+    }
+    ProgramSummary summary;
+    summary.tool = toolVersion();
+    summary.kernels = std::move(fe.kernels);
+    prepareModule(*fe.module);
+    addIRFacts(*fe.module, summary);
+    annotateRegions(*fe.module, summary);
+    if (request.inspectModule) request.inspectModule(*fe.module, summary);
+    result.partitionReady = std::move(fe.partitionReady);
+    included.insert(included.end(), fe.includedFiles.begin(), fe.includedFiles.end());
+    summaries.push_back(std::move(summary));
+  }
+  if (summaries.empty()) {
+    result.diagnostics = failures;
+    result.error = "compilation failed under every device macro set";
+    return result;
+  }
+  result.summary = mergeSummaries(summaries);
+  std::sort(included.begin(), included.end());
+  included.erase(std::unique(included.begin(), included.end()), included.end());
 
-  result.partitionReady = std::move(fe.partitionReady);
-  result.summaryJson = to_json(summary);
+  result.summaryJson = to_json(result.summary);
   result.ok = true;
   if (cache) {
     std::string err;
-    if (!cache->store(key, {result.partitionReady, result.summaryJson, fileStamps(fe.includedFiles)},
+    if (!cache->store(key, {result.partitionReady, result.summaryJson, fileStamps(included)},
                       &err))
       result.cacheWarning = err;
   }

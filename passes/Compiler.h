@@ -25,6 +25,10 @@ struct CompileRequest {
   bool useCache = true;
   std::string cacheDir;               // empty: Cache::defaultDir()
   bool verifyRewrite = true;          // re-parse the partition-ready program
+  // One SPEC per distinct set of predefined macros among the devices
+  // (DeviceMacros.h); the program is analysed under each and the summaries
+  // merged. Empty: Clang's own spir64 macros.
+  std::vector<std::string> deviceMacroSets;
   // Called on a fresh compile (never on a cache hit) with the prepared,
   // annotated IR and the finished summary: for tools that print more (e.g.
   // a --regions option; such options should also turn the cache off).

@@ -1,5 +1,6 @@
 #include "Frontend.h"
 
+#include "DeviceMacros.h"
 #include "KernelSummaries.h"
 #include "PartitionRewriter.h"
 
@@ -61,6 +62,13 @@ std::unique_ptr<clang::CompilerInstance> makeInstance(const FrontendInput& in,
                         /*ShouldOwnClient=*/true);
   ci->getPreprocessorOpts().addRemappedFile(
       in.path, llvm::MemoryBuffer::getMemBufferCopy(in.source, in.path).release());
+  if (!in.deviceMacroHeader.empty()) {
+    // After the default header, which -finclude-default-header put first.
+    ci->getPreprocessorOpts().Includes.push_back(kDeviceMacroHeaderName);
+    ci->getPreprocessorOpts().addRemappedFile(
+        kDeviceMacroHeaderName,
+        llvm::MemoryBuffer::getMemBufferCopy(in.deviceMacroHeader, kDeviceMacroHeaderName).release());
+  }
   ci->getPreprocessorOpts().RetainRemappedFileBuffers = false;
   return ci;
 }
@@ -81,7 +89,8 @@ class PartitionConsumer : public clang::ASTConsumer {
     const clang::SourceManager& sm = ctx.getSourceManager();
     for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
       std::string name = it->first->getName().str();
-      if (name != in_.path) out_.includedFiles.push_back(std::move(name));
+      if (name != in_.path && name != kDeviceMacroHeaderName)
+        out_.includedFiles.push_back(std::move(name));
     }
     std::sort(out_.includedFiles.begin(), out_.includedFiles.end());
   }

@@ -21,6 +21,9 @@ struct FrontendInput {
   std::string source;              // the program text
   std::vector<std::string> clangOptions;  // filtered build options
   std::string resourceDir;         // Clang resource dir (opencl-c-base.h)
+  // Included right after Clang's default header (DeviceMacros.h): leaves the
+  // device's predefined macros defined. Empty: Clang's own.
+  std::string deviceMacroHeader;
 };
 
 struct FrontendOutput {

@@ -2,6 +2,8 @@
 // without LLVM can link it. print_traced_program lives in TraceRewriter.cpp.
 #include "TraceReport.h"
 
+#include "SimplifyRegions.h"
+
 namespace libsplit::trace {
 
 void print_region_report(const ProgramSummary& summary, std::ostream& out) {
@@ -14,8 +16,8 @@ void print_region_report(const ProgramSummary& summary, std::ostream& out) {
       ++buffers;
       known += a.read_region.known && a.write_region.known;
       std::string who = "  arg " + std::to_string(a.index) + (a.name.empty() ? "" : " " + a.name);
-      out << who << " read:  " << print_region(a.read_region) << "\n";
-      out << who << " write: " << print_region(a.write_region) << "\n";
+      out << who << " read:  " << print_readable_region(a.read_region) << "\n";
+      out << who << " write: " << print_readable_region(a.write_region) << "\n";
     }
   }
   out << "known regions: " << known << " of " << buffers << " buffer arguments\n";

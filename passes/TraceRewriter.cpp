@@ -1,5 +1,7 @@
 #include "TraceRewriter.h"
 
+#include "DeviceMacros.h"
+
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ParentMapContext.h>
@@ -343,21 +345,46 @@ class TraceAction : public ASTFrontendAction {
 }  // namespace
 
 TraceResult instrument_for_tracing(const std::string& source, const std::vector<std::string>& clang_args,
-                                   const std::string& resource_dir) {
+                                   const std::string& resource_dir, const std::string& device_macros) {
   TraceResult R;
+  tooling::FileContentMappings virtualFiles;
+  std::vector<std::string> deviceArgs;
+  if (!device_macros.empty()) {
+    std::string err;
+    auto set = cc::parseDeviceMacros(device_macros, &err);
+    if (!set) {
+      R.error = err;
+      return R;
+    }
+    cc::DeviceMacroSetup setup = cc::deviceMacroSetup(*set, clang_args);
+    for (const auto& a : setup.clangArgs) {
+      if (a.rfind("-cl-std=", 0) == 0) {
+        deviceArgs.push_back(a);
+      } else {
+        deviceArgs.push_back("-Xclang");
+        deviceArgs.push_back(a);
+      }
+    }
+    deviceArgs.push_back("-include");
+    deviceArgs.push_back(cc::kDeviceMacroHeaderName);
+    virtualFiles.emplace_back(cc::kDeviceMacroHeaderName, setup.header);
+  }
   std::vector<std::string> args = {"-x", "cl", "-target", "spir64-unknown-unknown", "-Xclang",
                                    "-finclude-default-header", "-resource-dir=" + resource_dir,
                                    "-fsyntax-only", "-Wno-everything"};
   bool hasStd = false;
   for (const auto& a : clang_args) hasStd |= a.rfind("-cl-std=", 0) == 0;
+  for (const auto& a : deviceArgs) hasStd |= a.rfind("-cl-std=", 0) == 0;
   if (!hasStd) args.push_back("-cl-std=CL1.2");
+  args.insert(args.end(), deviceArgs.begin(), deviceArgs.end());
   args.insert(args.end(), clang_args.begin(), clang_args.end());
   std::string diags;
   llvm::raw_string_ostream DOS(diags);
   auto DiagOpts = llvm::makeIntrusiveRefCnt<DiagnosticOptions>();
   TextDiagnosticPrinter Printer(DOS, DiagOpts.get());
   bool ok = tooling::runToolOnCodeWithArgs(std::make_unique<TraceAction>(R), source, args, "input.cl",
-                                           "libsplit-trace", std::make_shared<PCHContainerOperations>());
+                                           "libsplit-trace", std::make_shared<PCHContainerOperations>(),
+                                           virtualFiles);
   (void)Printer;
   DOS.flush();
   R.ok = ok && !R.source.empty();
@@ -366,9 +393,11 @@ TraceResult instrument_for_tracing(const std::string& source, const std::vector<
 }
 
 bool print_traced_program(const std::string& source, const std::vector<std::string>& build_options,
-                          const std::string& resource_dir, std::ostream& out, std::ostream& err) {
-  TraceResult r = resource_dir.empty() ? instrument_for_tracing(source, build_options)
-                                       : instrument_for_tracing(source, build_options, resource_dir);
+                          const std::string& resource_dir, std::ostream& out, std::ostream& err,
+                          const std::string& device_macros) {
+  TraceResult r = resource_dir.empty()
+                      ? instrument_for_tracing(source, build_options, "/usr/lib/llvm-16/lib/clang/16", device_macros)
+                      : instrument_for_tracing(source, build_options, resource_dir, device_macros);
   if (!r.ok) {
     err << r.error << "\n";
     return false;

@@ -41,15 +41,19 @@ struct TraceResult {
 };
 
 // clang_args: build options (-D, -I, -cl-std=...). resource_dir: Clang's
-// resource directory (opencl-c.h).
+// resource directory (opencl-c.h). device_macros: a `--device-macros` SPEC
+// (DeviceMacros.h): the program is preprocessed with that device's
+// predefined macros, as the analysis does; empty: Clang's own.
 TraceResult instrument_for_tracing(const std::string& source, const std::vector<std::string>& clang_args,
-                                   const std::string& resource_dir = "/usr/lib/llvm-16/lib/clang/16");
+                                   const std::string& resource_dir = "/usr/lib/llvm-16/lib/clang/16",
+                                   const std::string& device_macros = "");
 
 // The tracing-instrumented program (implemented in TraceRewriter.cpp, with
 // Clang), preceded by
 // "// TRACED <kernel> <param,...>" / "// UNTRACED <kernel>" lines. False
 // (message on err) when it does not compile.
 bool print_traced_program(const std::string& source, const std::vector<std::string>& build_options,
-                          const std::string& resource_dir, std::ostream& out, std::ostream& err);
+                          const std::string& resource_dir, std::ostream& out, std::ostream& err,
+                          const std::string& device_macros = "");
 
 }  // namespace libsplit::trace

@@ -9,7 +9,7 @@ packages=(
   llvm-16-dev libclang-16-dev clang-16 libpolly-16-dev
   libeigen3-dev libgtest-dev
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
-  python3 python3-matplotlib
+  python3 python3-matplotlib python3-pyopencl
 )
 
 missing=()

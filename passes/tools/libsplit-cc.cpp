@@ -29,6 +29,7 @@ struct Settings {
   std::string input;
   std::string outDir;
   std::vector<std::string> buildOptions;
+  std::vector<std::string> deviceMacroSets;  // --device-macros, in order
   bool useCache = true;
   std::string cacheDir;
   std::string resourceDir;
@@ -59,6 +60,10 @@ void printVersion();
 const Option kOptions[] = {
     {"-o", "DIR", "write DIR/partition-ready.cl and DIR/summary.json (DIR is created)",
      [](Settings& s, const std::string& v) { s.outDir = v; }},
+    {"--device-macros", "SPEC",
+     "analyse with one device's predefined macros (NAME or NAME=VALUE, comma separated) instead of "
+     "Clang's; repeat for devices with different sets (the summaries are merged: union of regions)",
+     [](Settings& s, const std::string& v) { s.deviceMacroSets.push_back(v); }},
     {"--no-cache", nullptr, "neither read nor write the cache",
      [](Settings& s, const std::string&) { s.useCache = false; }},
     {"--cache-dir", "DIR",
@@ -77,7 +82,7 @@ const Option kOptions[] = {
      [](Settings& s, const std::string&) { s.printTime = true; }},
     {"--verbose", nullptr, "report build options ignored and cache problems on stderr",
      [](Settings& s, const std::string&) { s.verbose = true; }},
-    {"--regions", nullptr, "print the read/write region of every buffer argument (or unknown + why)",
+    {"--regions", nullptr, "print the read/write region of every buffer argument, simplified (or unknown + why)",
      [](Settings& s, const std::string&) {
        s.reports.push_back([](const cc::CompileResult& r) { trace::print_region_report(r.summary, std::cout); });
      }},
@@ -87,7 +92,9 @@ const Option kOptions[] = {
          std::ifstream f(s.input, std::ios::binary);
          std::stringstream src;
          src << f.rdbuf();
-         trace::print_traced_program(src.str(), s.buildOptions, s.resourceDir, std::cout, std::cerr);
+         // The oracle runs on one device: the first --device-macros set's.
+         trace::print_traced_program(src.str(), s.buildOptions, s.resourceDir, std::cout, std::cerr,
+                                     s.deviceMacroSets.empty() ? "" : s.deviceMacroSets.front());
        });
      }},
     {"--version", nullptr, "print the tool version",
@@ -278,6 +285,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   req.buildOptions = s.buildOptions;
+  req.deviceMacroSets = s.deviceMacroSets;
   req.resourceDir = s.resourceDir;
   req.useCache = s.useCache;
   req.cacheDir = s.cacheDir;

@@ -81,7 +81,7 @@ __kernel void gather(__global const float* in, __global const int* idx, __global
   size_t i = get_global_id(0);
   out[i] = in[idx[i]];
 })");
-  EXPECT_EQ(line(r, "arg 0 read"), "arg 0 read: unknown: index loaded from memory (indirection) at line 4");
+  EXPECT_EQ(line(r, "arg 0 read"), "arg 0 read: unknown: index loaded from the contents of arg 1 (indirection) at line 4");
   EXPECT_EQ(line(r, "arg 1 read"), "arg 1 read: [(* gid0 4), (+ (* gid0 4) 3)]");
   EXPECT_EQ(line(r, "arg 2 write"), "arg 2 write: [(* gid0 4), (+ (* gid0 4) 3)]");
 }

@@ -20,9 +20,9 @@ namespace apps_test {
 namespace {
 
 // Apps whose launches are expected to be split over several devices. The
-// others run whole on one device under the shim: "atomics" (global atomics)
-// and "errors" (mostly invalid calls).
-const std::set<std::string> kNotSplit = {"atomics", "errors"};
+// others run whole on one device under the shim: "atomics" (global atomics),
+// "errors" (mostly invalid calls) and "macro_probe" (one work-item).
+const std::set<std::string> kNotSplit = {"atomics", "errors", "macro_probe"};
 // Images are a documented limitation of the shim (libsplit/README.md): with
 // several devices clCreateImage answers CL_INVALID_OPERATION. These apps are
 // compared with the native run only in pass-through (one device); with more,
@@ -475,6 +475,186 @@ TEST(DeferredWritesTest, ReusedSourcesTrappedAndAppHandlerChained) {
       << describe(shim);
   EXPECT_NE(shim.process.err.find("libsplit: deferred write trapped"), std::string::npos)
       << describe(shim);
+}
+
+// Launches (by LIBSPLIT_TRACE launch id) whose slices ran on more than one device.
+size_t launches_on_several_devices(const std::string& trace_path) {
+  std::map<std::string, std::set<std::string>> devices_of_launch;
+  for (const TraceRow& row : parse_trace(read_file(trace_path)))
+    if (row.count("groups") && std::stoll(row.at("groups")) > 0)
+      devices_of_launch[row.at("launch")].insert(row.at("device"));
+  size_t spread = 0;
+  for (const auto& [launch, devices] : devices_of_launch) spread += devices.size() > 1;
+  return spread;
+}
+
+// Buffers written only under a device-predefined macro (__OPENCL_VERSION__,
+// #ifndef cl_khr_fp16, __IMAGE_SUPPORT__, an extension, the OpenCL C
+// version): libsplit-cc must analyse with the devices' macros, or the shim
+// leaves those writes on the devices and the app reads stale bytes. Every
+// launch split (LIBSPLIT_WHOLE=0) on 2 and 3 devices.
+TEST(DeviceMacrosTest, WritesUnderDeviceMacrosComeBackOn2And3Devices) {
+  for (const char* devices : {"pthread basic", "pthread basic basic"}) {
+    SCOPED_TRACE(devices);
+    TempDir dir("apps-macros");
+    ASSERT_FALSE(dir.path().empty());
+    AppRun native = run_app("device_macros", native_env("pthread"), dir, "native");
+    ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+    std::filesystem::create_directories(dir.path() + "/cache");
+    const ShimCase c{"device_macros", devices, "macros", true, "", false, false};
+    EnvChanges env = shim_env(c, dir.path() + "/cache");
+    const std::string trace_path = dir.path() + "/trace.csv";
+    env["LIBSPLIT_TRACE"] = trace_path;
+    env["LIBSPLIT_LOG"] = "1";
+    AppRun shim = run_app("device_macros", env, dir, "shim");
+    check_preloaded(shim);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+    EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
+    EXPECT_GT(launches_on_several_devices(trace_path), 0u) << tail(shim.process.err);
+    EXPECT_EQ(shim.process.err.find("not partition-ready"), std::string::npos) << tail(shim.process.err);
+  }
+}
+
+// The macro sets the shim derives from clGetDeviceInfo (LIBSPLIT_LOG=2 lists
+// them) against what PoCL's compiler really predefines (the macro_probe app,
+// run natively on each device): for every build of the probe, one derived
+// set agrees with the device on every probed macro (defined or not, and its
+// value). `__opencl_c_*` are compared in OpenCL C 3.0 builds only (older
+// versions get Clang's own version-derived features, as the driver does).
+// cl_khr_depth_images is not probed: PoCL defines it without listing it.
+TEST(DeviceMacrosTest, DerivedSetsMatchWhatPoclPredefines) {
+  TempDir dir("apps-probe");
+  ASSERT_FALSE(dir.path().empty());
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const ShimCase c{"macro_probe", "pthread basic", "probe", false, "", false, false};
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
+  env["LIBSPLIT_LOG"] = "2";
+  env["LIBSPLIT_SYNC_PREPARE"] = "1";
+  AppRun shim = run_app("macro_probe", env, dir, "shim");
+  check_preloaded(shim);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+  // options label -> derived sets (name -> value).
+  std::map<std::string, std::vector<std::map<std::string, std::string>>> derived;
+  {
+    std::stringstream log(shim.process.err);
+    const std::string marker = "libsplit-cc device macro sets (options '";
+    for (std::string line; std::getline(log, line);) {
+      size_t at = line.find(marker);
+      if (at == std::string::npos) continue;
+      size_t end = line.find("'): ", at);
+      ASSERT_NE(end, std::string::npos) << line;
+      std::string options = line.substr(at + marker.size(), end - at - marker.size());
+      std::string label = options.empty() ? "default" : options == "-cl-std=CL1.2" ? "cl12" : options;
+      std::stringstream sets(line.substr(end + 4));
+      for (std::string set; std::getline(sets, set, '|');) {
+        std::map<std::string, std::string> macros;
+        std::stringstream items(set);
+        for (std::string item; std::getline(items, item, ',');) {
+          item.erase(0, item.find_first_not_of(' '));
+          item.erase(item.find_last_not_of(' ') + 1);
+          if (item.empty()) continue;
+          size_t eq = item.find('=');
+          macros[item.substr(0, eq)] = eq == std::string::npos ? "1" : item.substr(eq + 1);
+        }
+        derived[label].push_back(macros);
+      }
+    }
+  }
+  ASSERT_EQ(derived.size(), 2u) << "expected the sets of 2 builds in the log\n" << tail(shim.process.err);
+  for (const char* device : {"pthread", "basic"}) {
+    SCOPED_TRACE(device);
+    AppRun native = run_app("macro_probe", native_env(device), dir, std::string("native-") + device);
+    ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+    // label -> name -> value ("-1": undefined).
+    std::map<std::string, std::map<std::string, std::string>> actual;
+    std::stringstream out(native.output);
+    for (std::string line; std::getline(out, line);) {
+      size_t colon = line.find(':'), eq = line.find(" = ");
+      if (colon == std::string::npos || eq == std::string::npos) continue;
+      actual[line.substr(0, colon)][line.substr(colon + 1, eq - colon - 1)] = line.substr(eq + 3);
+    }
+    ASSERT_EQ(actual.size(), 2u) << native.output;
+    for (const auto& [label, macros] : actual) {
+      SCOPED_TRACE(label);
+      const bool version3 = macros.at("__OPENCL_C_VERSION__") == "300";
+      std::string mismatches_of_best;
+      size_t best = SIZE_MAX;
+      for (const auto& set : derived[label]) {
+        std::string mismatches;
+        size_t count = 0;
+        for (const auto& [name, value] : macros) {
+          if (!version3 && name.rfind("__opencl_c_", 0) == 0) continue;
+          auto it = set.find(name);
+          const std::string want = it == set.end() ? "-1" : it->second;
+          if (want != value) {
+            ++count;
+            mismatches += " " + name + " (device " + value + ", derived " + want + ")";
+          }
+        }
+        if (count < best) best = count, mismatches_of_best = mismatches;
+      }
+      EXPECT_EQ(best, 0u) << "no derived set matches the device; closest differs in:" << mismatches_of_best;
+    }
+  }
+}
+
+// An app that caches its program binary: the first run builds from source and
+// saves the binary, the second creates its program from that binary. libsplit
+// recorded the binary it handed out (hash -> source, options in its cache
+// directory), so the second run is partition-ready and split. Without the
+// record, the log says why the program runs whole, and the output is right.
+TEST(BinaryCacheTest, SecondRunFromTheCachedBinaryIsSplit) {
+  TempDir dir("apps-bincache");
+  ASSERT_FALSE(dir.path().empty());
+  AppRun native = run_app("binary_cache", native_env("pthread"), dir, "native");
+  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const ShimCase c{"binary_cache", "pthread basic", "bincache", true, "", false, false};
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
+  const std::string binary = dir.path() + "/program.bin";
+  env["APP_BINARY_FILE"] = binary;
+  env["LIBSPLIT_LOG"] = "1";
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE(run == 0 ? "from source" : run == 1 ? "from the binary" : "binary table removed");
+    if (run == 2) std::filesystem::remove_all(dir.path() + "/cache/binaries");
+    const std::string trace_path = dir.path() + "/trace" + std::to_string(run) + ".csv";
+    env["LIBSPLIT_TRACE"] = trace_path;
+    AppRun shim = run_app("binary_cache", env, dir, "shim" + std::to_string(run));
+    check_preloaded(shim);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+    EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
+    const std::string& log = shim.process.err;
+    EXPECT_EQ(log.find("binary_cache: program from") != std::string::npos, run > 0) << tail(log);
+    if (run < 2) {
+      EXPECT_GT(launches_on_several_devices(trace_path), 0u) << tail(log);
+      EXPECT_EQ(log.find("not partition-ready"), std::string::npos) << tail(log);
+    }
+    if (run == 1) {
+      EXPECT_NE(log.find("source and options restored"), std::string::npos) << tail(log);
+    }
+    if (run == 2) {
+      EXPECT_NE(log.find("not partition-ready (a binary libsplit did not hand out"), std::string::npos)
+          << tail(log);
+    }
+  }
+  // The table is private to the user: directory 0700, entries 0600.
+  std::filesystem::remove(binary);
+  run_app("binary_cache", env, dir, "again");
+  namespace fs = std::filesystem;
+  const fs::path table = dir.path() + "/cache/binaries";
+  ASSERT_TRUE(fs::exists(table));
+  EXPECT_EQ(fs::status(table).permissions() & fs::perms::all, fs::perms::owner_all);
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(table)) {
+    ++entries;
+    EXPECT_EQ(fs::status(e.path()).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write)
+        << e.path();
+  }
+  EXPECT_GT(entries, 0u);
 }
 
 #endif  // LIBSPLIT_SHIM_PATH

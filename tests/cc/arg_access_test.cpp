@@ -16,7 +16,7 @@ struct Access {
 };
 
 std::vector<Access> accessOf(const std::string& source, const std::string& kernel) {
-  cc::FrontendInput in{"access.cl", source, {}, "/usr/lib/llvm-16/lib/clang/16"};
+  cc::FrontendInput in{"access.cl", source, {}, "/usr/lib/llvm-16/lib/clang/16", ""};
   cc::FrontendOutput out = cc::runFrontend(in);
   EXPECT_TRUE(out.ok) << out.error << out.diagnostics;
   if (!out.ok) return {};

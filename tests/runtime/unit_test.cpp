@@ -1,11 +1,16 @@
 // Unit tests of the shim's pure pieces: interval sets, the device-set syntax,
 // the controls table.
+#include "binary_origins.h"
 #include "controls.h"
 #include "device_set.h"
 #include "interval_set.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 
@@ -144,4 +149,49 @@ TEST(Controls, DocumentationNamesEveryControl) {
                            "LIBSPLIT_TIMELINE", "LIBSPLIT_CC", "LIBSPLIT_CACHE_DIR",
                            "LIBSPLIT_WARMSTART"})
     EXPECT_NE(doc.find(name), std::string::npos) << name;
+}
+
+// ---- binary origins (binary_origins.h) ----
+
+TEST(BinaryOrigins, Sha256MatchesTheStandardVectors) {
+  auto sha = [](const std::string& s) {
+    return sha256_hex(reinterpret_cast<const unsigned char*>(s.data()), s.size());
+  };
+  EXPECT_EQ(sha(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  // 56 bytes: the length no longer fits the first padding block.
+  EXPECT_EQ(sha("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(BinaryOrigins, RecordedBinariesFindTheirSourceAndOthersSayWhy) {
+  char templ[] = "/tmp/libsplit-origins-XXXXXX";
+  ASSERT_NE(mkdtemp(templ), nullptr);
+  const std::string dir = std::string(templ) + "/cache/binaries";
+  const std::vector<unsigned char> bin_a = {1, 2, 3, 4}, bin_b = {9, 9}, other = {7};
+  std::string why;
+  ASSERT_TRUE(record_binary_origin(dir, bin_a.data(), bin_a.size(), {"kernel A", "-DX=1"}, &why)) << why;
+  ASSERT_TRUE(record_binary_origin(dir, bin_b.data(), bin_b.size(), {"kernel B", ""}, &why)) << why;
+  auto found = find_binary_origin(dir, {bin_a}, &why);
+  ASSERT_TRUE(found) << why;
+  EXPECT_EQ(found->source, "kernel A");
+  EXPECT_EQ(found->options, "-DX=1");
+  EXPECT_FALSE(find_binary_origin(dir, {other}, &why));
+  EXPECT_NE(why.find("a binary libsplit did not hand out"), std::string::npos) << why;
+  EXPECT_FALSE(find_binary_origin(dir, {bin_a, bin_b}, &why));
+  EXPECT_NE(why.find("different sources"), std::string::npos) << why;
+  // A damaged entry is not trusted.
+  const std::string entry = dir + "/" + sha256_hex(bin_a.data(), bin_a.size()) + ".origin";
+  { std::ofstream(entry, std::ios::app) << "extra"; }
+  EXPECT_FALSE(find_binary_origin(dir, {bin_a}, &why));
+  EXPECT_NE(why.find("unreadable"), std::string::npos) << why;
+  // Private: directory 0700, entries 0600.
+  struct stat st {};
+  ASSERT_EQ(stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(stat(entry.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::filesystem::remove_all(templ);
 }
