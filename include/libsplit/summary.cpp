@@ -69,7 +69,8 @@ Value region_json(const AccessRegion& r) {
       guards.push_back({{"var", print_expr(*Expr::ndvar(g.var, g.dim))},
                         {"lo", expr_json(g.lo)},
                         {"hi", expr_json(g.hi)}});
-    parts.push_back({{"guards", std::move(guards)}, {"lo", expr_json(p.lo)}, {"hi", expr_json(p.hi)}});
+    parts.push_back(
+        {{"guards", std::move(guards)}, {"lo", expr_json(p.lo)}, {"hi", expr_json(p.hi)}});
   }
   v["parts"] = std::move(parts);
   return v;
