@@ -14,6 +14,12 @@
 
 extern char** environ;
 
+// Where the installed libsplit-cc lies, relative to the installed libsplit.so
+// (the build computes it from the install directories).
+#ifndef LIBSPLIT_CC_FROM_SHIM
+#define LIBSPLIT_CC_FROM_SHIM "../../libexec/libsplit"
+#endif
+
 namespace libsplit {
 
 namespace {
@@ -28,10 +34,16 @@ std::string read_file(const std::string& path, bool* ok) {
   return os.str();
 }
 
+// The directory of libsplit.so itself, links resolved (LD_PRELOAD may name a
+// symbolic link to the installed file).
 std::string our_directory() {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&find_cc), &info) || !info.dli_fname) return "";
   std::string path = info.dli_fname;
+  if (char* real = realpath(path.c_str(), nullptr)) {
+    path = real;
+    free(real);
+  }
   auto slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
@@ -64,7 +76,8 @@ std::vector<std::string> split_options(const std::string& options) {
 std::string find_cc(const std::string& configured) {
   if (!configured.empty()) return executable(configured) ? configured : "";
   std::string dir = our_directory();
-  for (const std::string& p : {dir + "/libsplit-cc", dir + "/../passes/libsplit-cc"})
+  for (const std::string& p : {dir + "/libsplit-cc", dir + "/" LIBSPLIT_CC_FROM_SHIM "/libsplit-cc",
+                               dir + "/../passes/libsplit-cc"})
     if (executable(p)) return p;
   if (const char* path = std::getenv("PATH")) {
     std::string all = path;

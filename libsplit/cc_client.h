@@ -13,7 +13,8 @@ struct CcResult {
   std::string error;            // why not ok (tool missing, exit status, its stderr)
 };
 
-// Path of libsplit-cc: LIBSPLIT_CC, next to libsplit.so, ../passes/ of it
+// Path of libsplit-cc: LIBSPLIT_CC, next to libsplit.so, where the install
+// puts it relative to libsplit.so (libexec/libsplit/), ../passes/ of it
 // (build tree), then PATH. Empty when none is executable.
 std::string find_cc(const std::string& configured);
 

@@ -5,9 +5,9 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential dpkg-dev file cmake ninja-build pkg-config git
   llvm-16-dev libclang-16-dev clang-16 libpolly-16-dev
-  libeigen3-dev libgtest-dev
+  libeigen3-dev libgtest-dev nlohmann-json3-dev
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   python3 python3-matplotlib python3-pyopencl
 )

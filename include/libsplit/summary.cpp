@@ -17,10 +17,12 @@
 //    "splittable": true, "not_splittable_reason": ""}]}
 //
 // Region expressions are stored as their S-expression text (print_expr /
-// parse_expr of region.h).
+// parse_expr of region.h). The JSON itself is nlohmann-json's: ordered_json
+// keeps the members in the order written above, and non-negative integers
+// are parsed as uint64_t, so 64-bit sizes round-trip exactly.
 #include "libsplit/summary.h"
 
-#include "libsplit/json.h"
+#include <nlohmann/json.hpp>
 
 namespace libsplit {
 
@@ -32,7 +34,14 @@ const KernelSummary* ProgramSummary::find(std::string_view kernel) const {
 
 namespace {
 
-using json::Value;
+using Value = nlohmann::ordered_json;
+
+// Object member or nullptr (also when obj is not an object).
+const Value* member(const Value& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
 
 const char* address_space_name(AddressSpace a) {
   switch (a) {
@@ -48,33 +57,27 @@ Value expr_json(const ExprPtr& e) { return e ? Value(print_expr(*e)) : Value(nul
 
 Value region_json(const AccessRegion& r) {
   Value v = Value::object();
-  v.set("known", r.known);
+  v["known"] = r.known;
   if (!r.known) {
-    v.set("reason", r.unknown_reason);
+    v["reason"] = r.unknown_reason;
     return v;
   }
   Value parts = Value::array();
   for (const GuardedRange& p : r.parts) {
-    Value part = Value::object();
     Value guards = Value::array();
-    for (const Guard& g : p.guards) {
-      Value gv = Value::object();
-      gv.set("var", print_expr(*Expr::ndvar(g.var, g.dim)));
-      gv.set("lo", expr_json(g.lo));
-      gv.set("hi", expr_json(g.hi));
-      guards.push(std::move(gv));
-    }
-    part.set("guards", std::move(guards));
-    part.set("lo", expr_json(p.lo));
-    part.set("hi", expr_json(p.hi));
-    parts.push(std::move(part));
+    for (const Guard& g : p.guards)
+      guards.push_back({{"var", print_expr(*Expr::ndvar(g.var, g.dim))},
+                        {"lo", expr_json(g.lo)},
+                        {"hi", expr_json(g.hi)}});
+    parts.push_back(
+        {{"guards", std::move(guards)}, {"lo", expr_json(p.lo)}, {"hi", expr_json(p.hi)}});
   }
-  v.set("parts", std::move(parts));
+  v["parts"] = std::move(parts);
   return v;
 }
 
 Value triple_json(const uint64_t t[3]) {
-  return Value::array({Value(t[0]), Value(t[1]), Value(t[2])});
+  return Value::array({t[0], t[1], t[2]});
 }
 
 // --- Reading ------------------------------------------------------------------
@@ -93,67 +96,69 @@ class Reader {
   }
 
   void read(const Value& obj, const char* key, const std::string& path, bool& out) {
-    if (const Value* v = obj.get(key)) {
-      if (auto b = v->as_bool()) out = *b;
+    if (const Value* v = member(obj, key)) {
+      if (v->is_boolean()) out = v->get<bool>();
       else fail(path + "." + key, "expected true/false");
     }
   }
   void read(const Value& obj, const char* key, const std::string& path, std::string& out) {
-    if (const Value* v = obj.get(key)) {
-      if (const std::string* s = v->as_string()) out = *s;
+    if (const Value* v = member(obj, key)) {
+      if (v->is_string()) out = v->get<std::string>();
       else fail(path + "." + key, "expected a string");
     }
   }
   template <typename Int>
   void read_uint(const Value& obj, const char* key, const std::string& path, Int& out) {
-    if (const Value* v = obj.get(key)) {
-      auto u = v->as_uint64();
-      if (u && *u <= uint64_t(Int(-1))) out = Int(*u);
+    if (const Value* v = member(obj, key)) {
+      if (v->is_number_unsigned() && v->get<uint64_t>() <= uint64_t(Int(-1)))
+        out = Int(v->get<uint64_t>());
       else fail(path + "." + key, "expected a non-negative integer");
     }
   }
   void read_triple(const Value& obj, const char* key, const std::string& path, uint64_t out[3]) {
-    const Value* v = obj.get(key);
+    const Value* v = member(obj, key);
     if (!v) return;
-    const auto* a = v->as_array();
-    if (!a || a->size() != 3) {
+    if (!v->is_array() || v->size() != 3) {
       fail(path + "." + key, "expected an array of 3 integers");
       return;
     }
     for (unsigned i = 0; i < 3; ++i) {
-      auto u = (*a)[i].as_uint64();
-      if (!u) {
+      if (!(*v)[i].is_number_unsigned()) {
         fail(path + "." + key, "expected an array of 3 integers");
         return;
       }
-      out[i] = *u;
+      out[i] = (*v)[i].get<uint64_t>();
     }
   }
   // An expression field: string text or null.
   void read_expr(const Value& obj, const char* key, const std::string& path, ExprPtr& out) {
-    const Value* v = obj.get(key);
+    const Value* v = member(obj, key);
     if (!v || v->is_null()) return;
-    const std::string* s = v->as_string();
-    if (!s) {
+    if (!v->is_string()) {
       fail(path + "." + key, "expected an expression string or null");
       return;
     }
+    const std::string& s = v->get_ref<const std::string&>();
     std::string err;
-    out = parse_expr(*s, &err);
-    if (!out) fail(path + "." + key, "bad expression '" + *s + "': " + err);
+    out = parse_expr(s, &err);
+    if (!out) fail(path + "." + key, "bad expression '" + s + "': " + err);
   }
-  const Value::Array* array(const Value& obj, const char* key, const std::string& path) {
-    const Value* v = obj.get(key);
+  // The array member, or nullptr when missing or not an array (an error).
+  const Value* array(const Value& obj, const char* key, const std::string& path) {
+    const Value* v = member(obj, key);
     if (!v) return nullptr;
-    if (!v->is_array()) fail(path + "." + key, "expected an array");
-    return v->as_array();
+    if (!v->is_array()) {
+      fail(path + "." + key, "expected an array");
+      return nullptr;
+    }
+    return v;
   }
   bool expect_object(const Value& v, const std::string& path) {
     return v.is_object() || fail(path, "expected an object");
   }
 
   void read_region(const Value& obj, const char* key, const std::string& at, AccessRegion& r) {
-    const Value* v = obj.get(key);
+    const Value* v = member(obj, key);
     if (!v) return;
     std::string path = at + "." + key;
     if (!expect_object(*v, path)) return;
@@ -200,77 +205,82 @@ class Reader {
 
 std::string to_json(const ProgramSummary& s) {
   Value root = Value::object();
-  root.set("version", s.version);
-  root.set("tool", s.tool);
+  root["version"] = s.version;
+  root["tool"] = s.tool;
   Value kernels = Value::array();
   for (const KernelSummary& k : s.kernels) {
     Value kv = Value::object();
-    kv.set("name", k.name);
+    kv["name"] = k.name;
     Value args = Value::array();
     for (const ArgSummary& a : k.args) {
       Value av = Value::object();
-      av.set("index", a.index);
-      av.set("name", a.name);
-      av.set("type", a.type);
-      av.set("address_space", address_space_name(a.address_space));
-      av.set("is_pointer", a.is_pointer);
-      av.set("is_image", a.is_image);
-      av.set("size", a.size);
-      av.set("is_const", a.is_const);
-      av.set("is_restrict", a.is_restrict);
-      av.set("reads", a.reads);
-      av.set("writes", a.writes);
-      av.set("atomics", a.atomics);
-      av.set("read_region", region_json(a.read_region));
-      av.set("write_region", region_json(a.write_region));
-      args.push(std::move(av));
+      av["index"] = a.index;
+      av["name"] = a.name;
+      av["type"] = a.type;
+      av["address_space"] = address_space_name(a.address_space);
+      av["is_pointer"] = a.is_pointer;
+      av["is_image"] = a.is_image;
+      av["size"] = a.size;
+      av["is_const"] = a.is_const;
+      av["is_restrict"] = a.is_restrict;
+      av["reads"] = a.reads;
+      av["writes"] = a.writes;
+      av["atomics"] = a.atomics;
+      av["read_region"] = region_json(a.read_region);
+      av["write_region"] = region_json(a.write_region);
+      args.push_back(std::move(av));
     }
-    kv.set("args", std::move(args));
-    kv.set("reqd_work_group_size", triple_json(k.reqd_work_group_size));
-    kv.set("work_group_size_hint", triple_json(k.work_group_size_hint));
-    kv.set("uses_barrier", k.uses_barrier);
-    kv.set("uses_local_memory", k.uses_local_memory);
-    kv.set("uses_images", k.uses_images);
-    kv.set("uses_global_atomics", k.uses_global_atomics);
+    kv["args"] = std::move(args);
+    kv["reqd_work_group_size"] = triple_json(k.reqd_work_group_size);
+    kv["work_group_size_hint"] = triple_json(k.work_group_size_hint);
+    kv["uses_barrier"] = k.uses_barrier;
+    kv["uses_local_memory"] = k.uses_local_memory;
+    kv["uses_images"] = k.uses_images;
+    kv["uses_global_atomics"] = k.uses_global_atomics;
     Value hidden = Value::array();
     for (const auto& h : k.hidden_args)
-      hidden.push(Value::object({{"name", h.name}, {"type", h.type}, {"meaning", h.meaning}}));
-    kv.set("hidden_args", std::move(hidden));
-    kv.set("splittable", k.splittable);
-    kv.set("not_splittable_reason", k.not_splittable_reason);
-    kernels.push(std::move(kv));
+      hidden.push_back({{"name", h.name}, {"type", h.type}, {"meaning", h.meaning}});
+    kv["hidden_args"] = std::move(hidden);
+    kv["splittable"] = k.splittable;
+    kv["not_splittable_reason"] = k.not_splittable_reason;
+    kernels.push_back(std::move(kv));
   }
-  root.set("kernels", std::move(kernels));
-  return json::write(root) + "\n";
+  root["kernels"] = std::move(kernels);
+  // Invalid UTF-8 (a reason quoting a Latin-1 source line) becomes U+FFFD
+  // rather than an exception: the text is for people, the parser stays strict.
+  return root.dump(2, ' ', false, Value::error_handler_t::replace) + "\n";
 }
 
 std::optional<ProgramSummary> parse_summary(std::string_view text, std::string* error) {
-  std::string perr;
-  auto root = json::parse(text, &perr);
-  if (!root) {
-    if (error) *error = "summary is not valid JSON: " + perr;
+  Value parsed;
+  try {
+    parsed = Value::parse(text);
+  } catch (const Value::parse_error& e) {
+    // e.what() names the line and column of the fault.
+    if (error) *error = std::string("summary is not valid JSON: ") + e.what();
     return std::nullopt;
   }
+  const Value* root = &parsed;
   Reader r(error);
   ProgramSummary s;
   if (!r.expect_object(*root, "summary")) return std::nullopt;
-  const Value* version = root->get("version");
-  if (!version || version->as_int64() != std::optional<int64_t>(1)) {
+  const Value* version = member(*root, "version");
+  if (!version || !version->is_number_integer() || version->get<int64_t>() != 1) {
     r.fail("summary.version", "expected version 1");
     return std::nullopt;
   }
   r.read(*root, "tool", "summary", s.tool);
-  const Value* kernels = root->get("kernels");
+  const Value* kernels = member(*root, "kernels");
   if (!kernels || !kernels->is_array()) {
     r.fail("summary.kernels", "expected an array of kernels");
     return std::nullopt;
   }
-  for (size_t ki = 0; ki < kernels->as_array()->size(); ++ki) {
-    const Value& kv = (*kernels->as_array())[ki];
+  for (size_t ki = 0; ki < kernels->size(); ++ki) {
+    const Value& kv = (*kernels)[ki];
     std::string kpath = "kernels[" + std::to_string(ki) + "]";
     if (!r.expect_object(kv, kpath)) return std::nullopt;
     KernelSummary k;
-    if (!kv.get("name") || !kv.get("name")->is_string()) {
+    if (const Value* name = member(kv, "name"); !name || !name->is_string()) {
       r.fail(kpath + ".name", "expected the kernel name");
       return std::nullopt;
     }

@@ -19,15 +19,22 @@ std::string self_dir() {
   return p.substr(0, p.rfind('/'));
 }
 
+// Where the installed libsplit.so lies, relative to the installed
+// libsplit-run (the build computes it from the install directories).
+#ifndef LIBSPLIT_SHIM_FROM_BIN
+#define LIBSPLIT_SHIM_FROM_BIN "../lib/libsplit"
+#endif
+
+// libsplit.so next to us (build tree, scripts/device-pack.sh) or where the
+// install put it. Only paths relative to this executable: an installed copy
+// never falls back to a build tree.
 std::string find_shim() {
-  for (std::string p : {self_dir() + "/libsplit.so", self_dir() + "/../lib/libsplit.so"})
+  const std::string dir = self_dir();
+  for (std::string p : {dir + "/libsplit.so", dir + "/" LIBSPLIT_SHIM_FROM_BIN "/libsplit.so"})
     if (access(p.c_str(), R_OK) == 0) {
       char real[PATH_MAX];
       return realpath(p.c_str(), real) ? real : p;
     }
-#ifdef LIBSPLIT_BUILD_SO
-  if (access(LIBSPLIT_BUILD_SO, R_OK) == 0) return LIBSPLIT_BUILD_SO;
-#endif
   return "";
 }
 
@@ -74,7 +81,8 @@ int main(int argc, char** argv) {
   if (i >= argc) return usage();
   std::string shim = find_shim();
   if (shim.empty()) {
-    fputs("libsplit-run: cannot find libsplit.so next to libsplit-run\n", stderr);
+    fprintf(stderr, "libsplit-run: cannot find libsplit.so in %s or %s/%s\n", self_dir().c_str(),
+            self_dir().c_str(), LIBSPLIT_SHIM_FROM_BIN);
     return 1;
   }
   const char* old = std::getenv("LD_PRELOAD");

@@ -33,7 +33,7 @@ const std::set<std::string> kUsesImages = {"image"};
 // deadlocks when a user event it waits on completes.
 const std::set<std::string> kPthreadOnly = {"user_event"};
 
-std::vector<std::string> app_names() {
+[[maybe_unused]] std::vector<std::string> app_names() {
   std::vector<std::string> names;
   std::stringstream list(LIBSPLIT_TEST_APPS);
   for (std::string name; std::getline(list, name, ',');)
@@ -61,13 +61,23 @@ struct AppRun {
   std::string output;  // what the app wrote to its output file
 };
 
+// Runs the app (through `launcher...`, e.g. {"/usr/bin/env", "libsplit-run",
+// "--"}, when given) with its output file in dir/tag.
 AppRun run_app(const std::string& app, const EnvChanges& env, const TempDir& dir,
-               const std::string& tag) {
+               const std::string& tag, std::vector<std::string> launcher = {}) {
   const std::string work = dir.path() + "/" + tag;
   std::filesystem::create_directories(work);
   const std::string out_file = work + "/result.txt";
   AppRun run;
-  run.process = run_process(app_path(app), {out_file}, env, work);
+  if (launcher.empty()) {
+    run.process = run_process(app_path(app), {out_file}, env, work);
+  } else {
+    const std::string program = launcher.front();
+    launcher.erase(launcher.begin());
+    launcher.push_back(app_path(app));
+    launcher.push_back(out_file);
+    run.process = run_process(program, launcher, env, work);
+  }
   run.output = read_file(out_file);
   return run;
 }
@@ -150,6 +160,78 @@ std::string first_difference(const std::string& expected, const std::string& act
   if (!reported && expected != actual) s << "  (dumps differ in layout)\n";
   return "outputs differ:\n" + s.str();
 }
+
+#if defined(LIBSPLIT_SHIM_PATH) || defined(LIBSPLIT_PACKAGE_TEST)
+
+// One row of the shim's LIBSPLIT_TRACE CSV, by column name.
+using TraceRow = std::map<std::string, std::string>;
+
+std::vector<TraceRow> parse_trace(const std::string& csv) {
+  std::vector<TraceRow> rows;
+  std::stringstream in(csv);
+  std::string line;
+  std::vector<std::string> header;
+  auto split = [](const std::string& l) {
+    std::vector<std::string> cells;
+    std::stringstream cs(l);
+    for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+    return cells;
+  };
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header.empty()) {
+      header = split(line);
+      continue;
+    }
+    std::vector<std::string> cells = split(line);
+    TraceRow row;
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// The LIBSPLIT_TRACE of a run shows at least one launch whose slices ran on
+// more than one device, and every traced launch's slices cover its
+// work-groups exactly.
+void expect_spread_over_devices(const std::string& trace_path, const AppRun& run) {
+  const std::vector<TraceRow> rows = parse_trace(read_file(trace_path));
+  ASSERT_FALSE(rows.empty()) << "no LIBSPLIT_TRACE rows in " << trace_path
+                             << "\n--- shim stderr ---\n"
+                             << tail(run.process.err);
+  ASSERT_TRUE(rows[0].count("launch") && rows[0].count("device") && rows[0].count("groups"))
+      << "trace lacks launch/device/groups columns";
+  // launch id -> (device -> groups), and the slices of each launch.
+  std::map<std::string, std::map<std::string, long long>> groups_by_device;
+  std::map<std::string, std::vector<std::pair<long long, long long>>> slices;
+  std::map<std::string, long long> total_groups;
+  for (const TraceRow& row : rows) {
+    const std::string launch = row.at("launch");
+    const long long groups = std::stoll(row.at("groups"));
+    if (groups > 0) groups_by_device[launch][row.at("device")] += groups;
+    if (row.count("first_group") && row.count("total_groups")) {
+      slices[launch].emplace_back(std::stoll(row.at("first_group")), groups);
+      total_groups[launch] = std::stoll(row.at("total_groups"));
+    }
+  }
+  size_t spread = 0;
+  for (const auto& [launch, by_device] : groups_by_device)
+    if (by_device.size() > 1) ++spread;
+  EXPECT_GT(spread, 0u) << "no launch of " << groups_by_device.size()
+                        << " ran on more than one device";
+  for (auto& [launch, parts] : slices) {
+    std::sort(parts.begin(), parts.end());
+    long long next = 0;
+    for (const auto& [first, count] : parts) {
+      if (count == 0) continue;
+      EXPECT_EQ(first, next) << "launch " << launch << ": slices leave a gap or overlap";
+      next = first + count;
+    }
+    EXPECT_EQ(next, total_groups[launch]) << "launch " << launch << ": slices miss groups";
+  }
+}
+
+#endif  // LIBSPLIT_SHIM_PATH || LIBSPLIT_PACKAGE_TEST
 
 #ifndef LIBSPLIT_SHIM_ONLY
 // The failure report names the differing output, its size, the byte range
@@ -237,34 +319,6 @@ EnvChanges shim_env(const ShimCase& c, const std::string& cache_dir) {
   return env;
 }
 
-// One row of the shim's LIBSPLIT_TRACE CSV, by column name.
-using TraceRow = std::map<std::string, std::string>;
-
-std::vector<TraceRow> parse_trace(const std::string& csv) {
-  std::vector<TraceRow> rows;
-  std::stringstream in(csv);
-  std::string line;
-  std::vector<std::string> header;
-  auto split = [](const std::string& l) {
-    std::vector<std::string> cells;
-    std::stringstream cs(l);
-    for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
-    return cells;
-  };
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header.empty()) {
-      header = split(line);
-      continue;
-    }
-    std::vector<std::string> cells = split(line);
-    TraceRow row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-    rows.push_back(row);
-  }
-  return rows;
-}
-
 // The shim must really be there and be preloaded: without it, ld.so only
 // warns and the app runs natively, which would pass the comparison.
 void check_preloaded(const AppRun& run) {
@@ -350,40 +404,7 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
   ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
   EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
 
-  const std::vector<TraceRow> rows = parse_trace(read_file(trace_path));
-  ASSERT_FALSE(rows.empty()) << "no LIBSPLIT_TRACE rows in " << trace_path
-                             << "\n--- shim stderr ---\n"
-                             << tail(shim.process.err);
-  ASSERT_TRUE(rows[0].count("launch") && rows[0].count("device") && rows[0].count("groups"))
-      << "trace lacks launch/device/groups columns";
-  // launch id -> (device -> groups), and the slices of each launch.
-  std::map<std::string, std::map<std::string, long long>> groups_by_device;
-  std::map<std::string, std::vector<std::pair<long long, long long>>> slices;
-  std::map<std::string, long long> total_groups;
-  for (const TraceRow& row : rows) {
-    const std::string launch = row.at("launch");
-    const long long groups = std::stoll(row.at("groups"));
-    if (groups > 0) groups_by_device[launch][row.at("device")] += groups;
-    if (row.count("first_group") && row.count("total_groups")) {
-      slices[launch].emplace_back(std::stoll(row.at("first_group")), groups);
-      total_groups[launch] = std::stoll(row.at("total_groups"));
-    }
-  }
-  size_t spread = 0;
-  for (const auto& [launch, by_device] : groups_by_device)
-    if (by_device.size() > 1) ++spread;
-  EXPECT_GT(spread, 0u) << "no launch of " << groups_by_device.size()
-                        << " ran on more than one device";
-  for (auto& [launch, parts] : slices) {
-    std::sort(parts.begin(), parts.end());
-    long long next = 0;
-    for (const auto& [first, count] : parts) {
-      if (count == 0) continue;
-      EXPECT_EQ(first, next) << "launch " << launch << ": slices leave a gap or overlap";
-      next = first + count;
-    }
-    EXPECT_EQ(next, total_groups[launch]) << "launch " << launch << ": slices miss groups";
-  }
+  expect_spread_over_devices(trace_path, shim);
 }
 
 // Kernels with global atomics must never be split, even when the scheduler
@@ -658,6 +679,53 @@ TEST(BinaryCacheTest, SecondRunFromTheCachedBinaryIsSplit) {
 }
 
 #endif  // LIBSPLIT_SHIM_PATH
+
+#ifdef LIBSPLIT_PACKAGE_TEST
+
+// The Debian package, unpacked by the test package_deb_unpack into
+// $LIBSPLIT_PACKAGE_ROOT, used as a user would: `libsplit-run -- ./app` with
+// libsplit-run found on PATH, no LD_PRELOAD and no LIBSPLIT_CC given, so the
+// installed libsplit-run must find the installed libsplit.so, and that the
+// installed libsplit-cc (nothing of the build tree is reachable from there).
+// On 2 devices with every launch split, the output equals the native run's.
+class PackageTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PackageTest, InstalledLibsplitRunMatchesNative) {
+  const std::string app = GetParam();
+  const char* root = getenv("LIBSPLIT_PACKAGE_ROOT");
+  ASSERT_TRUE(root && *root) << "LIBSPLIT_PACKAGE_ROOT (the unpacked .deb) is not set";
+  const std::string bin = std::string(root) + "/usr/bin";
+  ASSERT_TRUE(std::filesystem::exists(bin + "/libsplit-run")) << bin << "/libsplit-run is missing";
+  TempDir dir("apps-package");
+  ASSERT_FALSE(dir.path().empty());
+  AppRun native = run_app(app, native_env("pthread"), dir, "native");
+  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+  std::filesystem::create_directories(dir.path() + "/cache");
+  EnvChanges env = native_env("pthread basic");
+  env["PATH"] = bin + ":/usr/bin:/bin";
+  env["LIBSPLIT_WHOLE"] = "0";
+  env["LIBSPLIT_LOG"] = "1";
+  env["LIBSPLIT_CACHE_DIR"] = dir.path() + "/cache";
+  const std::string trace_path = dir.path() + "/trace.csv";
+  env["LIBSPLIT_TRACE"] = trace_path;
+  AppRun installed = run_app(app, env, dir, "installed", {"/usr/bin/env", "libsplit-run", "--"});
+  ASSERT_EQ(installed.process.exit_code, 0) << describe(installed);
+  EXPECT_TRUE(native.output == installed.output)
+      << first_difference(native.output, installed.output) << "\n--- stderr ---\n"
+      << tail(installed.process.err);
+  EXPECT_EQ(native.process.out, installed.process.out) << "stdout differs under libsplit-run";
+  // The shim logs this when it cannot run libsplit-cc (or its output is bad).
+  EXPECT_EQ(installed.process.err.find("not partition-ready"), std::string::npos)
+      << "the installed shim did not use the installed libsplit-cc:\n"
+      << tail(installed.process.err);
+  expect_spread_over_devices(trace_path, installed);
+}
+
+// A C app, an iterative C one, a C++ one.
+INSTANTIATE_TEST_SUITE_P(Package, PackageTest,
+                         ::testing::Values("vecops", "stencil2d", "matmul"), param_name);
+
+#endif  // LIBSPLIT_PACKAGE_TEST
 
 }  // namespace
 }  // namespace apps_test

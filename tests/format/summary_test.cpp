@@ -153,13 +153,53 @@ TEST(Summary, MalformedInputIsAnError) {
       {replace("(* gid0 4)", "(* gid0"), "lo"},
       {replace("\"var\": \"gid0\"", "\"var\": \"(arg 1)\""), "var"},
       {replace("\"size\": 8", "\"size\": -8"), "size"},
-      {replace("[64, 1, 1]", "[64, 1]"), "reqd_work_group_size"},
+      {replace("\"reqd_work_group_size\": [", "\"reqd_work_group_size\": [7, "),
+       "reqd_work_group_size"},
+      {replace("\"work_group_size_hint\": [", "\"work_group_size_hint\": [1.5, "),
+       "work_group_size_hint"},
+      {replace("\"index\": 3", "\"index\": 4294967296"), "index"},
+      {replace("\"kernels\": [", "\"kernels\": [1, "), "kernels[0]"},
   };
   for (const Case& c : cases) {
     std::string err;
     EXPECT_FALSE(parse_summary(c.text, &err)) << c.text;
     EXPECT_NE(err.find(c.expect_in_error), std::string::npos) << "error was: " << err;
   }
+}
+
+// Malformed JSON text: the error says where (line and column), so that a
+// hand-edited or truncated summary.json can be fixed.
+TEST(Summary, MalformedJsonNamesLineAndColumn) {
+  const char* bad[] = {"{",     "[1,]",  "{\"a\" 1}", "{\"a\":1,}", "01",        "1.",
+                       "\"abc", "tru",   "[1] [2]",  "{1:2}",      "\"\\ud800\"", "\"a\nb\""};
+  for (const char* text : bad) {
+    std::string err;
+    EXPECT_FALSE(parse_summary(text, &err)) << text;
+    EXPECT_NE(err.find("at line "), std::string::npos) << text << " -> " << err;
+  }
+  std::string err;
+  EXPECT_FALSE(parse_summary("{\"version\": 1,\n  \"kernels\": [1,\n   x]}", &err));
+  EXPECT_NE(err.find("line 3, column 4"), std::string::npos) << err;
+}
+
+// Values at the edges of their types survive the round trip exactly: 64-bit
+// sizes, control characters and quotes in text; bytes that are not UTF-8 (a
+// reason quoting a Latin-1 source line) are written as U+FFFD, not dropped and
+// not an exception.
+TEST(Summary, EdgeValuesRoundTrip) {
+  ProgramSummary s = sample();
+  s.kernels[0].args[3].size = UINT64_MAX;
+  s.kernels[0].reqd_work_group_size[2] = uint64_t(1) << 63;
+  s.kernels[0].args[1].write_region.unknown_reason = "tab\t ctl\x01 \"q\" back\\ caf\xc3\xa9";
+  s.kernels[1].not_splittable_reason = "latin-1 \xe9 here";
+  std::string err;
+  auto back = parse_summary(to_json(s), &err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(back->kernels[0].args[3].size, UINT64_MAX);
+  EXPECT_EQ(back->kernels[0].reqd_work_group_size[2], uint64_t(1) << 63);
+  EXPECT_EQ(back->kernels[0].args[1].write_region.unknown_reason,
+            s.kernels[0].args[1].write_region.unknown_reason);
+  EXPECT_EQ(back->kernels[1].not_splittable_reason, "latin-1 \xef\xbf\xbd here");
 }
 
 TEST(Summary, UnknownFieldsAreIgnored) {
