@@ -704,6 +704,7 @@ TEST_P(PackageTest, InstalledLibsplitRunMatchesNative) {
   EnvChanges env = native_env("pthread basic");
   env["PATH"] = bin + ":/usr/bin:/bin";
   env["LIBSPLIT_WHOLE"] = "0";
+  env["LIBSPLIT_SYNC_PREPARE"] = "1";  // split from the first launch
   env["LIBSPLIT_LOG"] = "1";
   env["LIBSPLIT_CACHE_DIR"] = dir.path() + "/cache";
   const std::string trace_path = dir.path() + "/trace.csv";
