@@ -2,9 +2,59 @@
 #include "api.h"
 #include "deferred_writes.h"
 #include "queue.h"
+#include "real_api.h"
 #include "runtime.h"
 
+#include <algorithm>
+#include <map>
+
 namespace libsplit {
+
+namespace {
+
+// The app event of the command being executed on this thread.
+thread_local cl_event t_running = nullptr;
+
+cl_int run_command(cl_event e, std::function<cl_int()>& run) {
+  t_running = e;
+  cl_int status = run ? run() : CL_SUCCESS;
+  t_running = nullptr;
+  return status;
+}
+
+}  // namespace
+
+cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns) {
+  // Offset host - device, measured once per device with the device timer.
+  static std::mutex mutex;
+  static std::map<unsigned, int64_t> offsets;
+  int64_t offset = 0;
+  {
+    std::lock_guard lock(mutex);
+    auto it = offsets.find(device);
+    if (it == offsets.end()) {
+      cl_ulong dev = 0, host = 0;
+      cl_ulong before = now_ns();
+      cl_int err = real().clGetDeviceAndHostTimer(runtime().devices[device].id, &dev, &host);
+      cl_ulong after = now_ns();
+      // No device timer: assume the device stamps with the host's clock.
+      offset = err == CL_SUCCESS && dev ? static_cast<int64_t>(before / 2 + after / 2 - dev) : 0;
+      offsets[device] = offset;
+    } else {
+      offset = it->second;
+    }
+  }
+  return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + offset);
+}
+
+void report_device_span(unsigned device, cl_ulong device_start, cl_ulong device_end) {
+  cl_event e = t_running;
+  if (!e || !device_end || device_end < device_start) return;
+  cl_ulong start = device_to_host_ns(device, device_start), end = device_to_host_ns(device, device_end);
+  std::lock_guard lock(e->mutex);
+  e->device_start = e->device_end ? std::min(e->device_start, start) : start;
+  e->device_end = std::max(e->device_end, end);
+}
 
 namespace {
 
@@ -28,7 +78,7 @@ void worker_loop(cl_command_queue q) {
     } else {
       set_event_status(c.event, CL_RUNNING);
       std::lock_guard exec(runtime().exec_mutex);
-      status = c.run ? c.run() : CL_SUCCESS;
+      status = run_command(c.event, c.run);
     }
     c.run = nullptr;  // drops retained objects
     set_event_status(c.event, status == CL_SUCCESS ? CL_COMPLETE : (status < 0 ? status : -status));
@@ -116,9 +166,9 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
       lock.unlock();
       set_event_status(e, CL_SUBMITTED);
       set_event_status(e, CL_RUNNING);
-      cl_int status = run ? run() : CL_SUCCESS;
-      run = nullptr;
+      cl_int status = run_command(e, run);
       exec.unlock();
+      run = nullptr;  // drops retained objects (their destructor callbacks may call us)
       cl_int final_status = status == CL_SUCCESS ? CL_COMPLETE : (status < 0 ? status : -status);
       set_event_status(e, final_status);
       release(e);

@@ -31,7 +31,7 @@ const std::set<std::string> kUsesImages = {"image"};
 
 // Apps that natively run on "pthread" only: PoCL 3.1's "basic" device
 // deadlocks when a user event it waits on completes.
-const std::set<std::string> kPthreadOnly = {"user_event"};
+const std::set<std::string> kPthreadOnly = {"user_event", "lifetimes"};
 
 std::vector<std::string> app_names() {
   std::vector<std::string> names;

@@ -19,6 +19,7 @@ namespace {
 
 const std::string kTwoDevices = "pthread basic";
 constexpr int CL_INVALID_OPERATION_CODE = -59;
+constexpr int CL_INVALID_MEM_OBJECT_CODE = -38;
 const std::string kFourDevices = "pthread pthread basic basic";
 
 bool exists(const std::string& p) { return access(p.c_str(), X_OK) == 0; }
@@ -158,7 +159,9 @@ TEST(Preload, UnsupportedEntryPointsFailCleanly) {
             "clSVMAlloc null=1\n"
             "clCreateSampler = " + invalid_operation + " null=1\n"
             "clCreatePipe = " + invalid_operation + " null=1\n"
-            "clGetSupportedImageFormats = " + invalid_operation + "\n"
+            "clGetSupportedImageFormats = 0 formats=0\n"
+            "advertised: images=0 read_image_args=0 svm=0 native_kernels=0 image_features=0\n"
+            "clGetPipeInfo(buffer) = " + std::to_string(CL_INVALID_MEM_OBJECT_CODE) + "\n"
             "extension lookup: known=1 unknown_null=1\n");
 }
 

@@ -519,8 +519,33 @@ int unsupported(Cl& cl) {
   printf("clCreatePipe = %d null=%d\n", err, pipe == nullptr);
   if (pipe) clReleaseMemObject(pipe);
   cl_uint formats = 0;
-  printf("clGetSupportedImageFormats = %d\n",
-         clGetSupportedImageFormats(cl.ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &formats));
+  cl_int formats_err =
+      clGetSupportedImageFormats(cl.ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &formats);
+  printf("clGetSupportedImageFormats = %d formats=%u\n", formats_err, formats);
+  // While splitting, what is refused is not advertised either.
+  cl_bool images = CL_TRUE;
+  cl_device_svm_capabilities svm_caps = 0;
+  cl_device_exec_capabilities exec = 0;
+  cl_uint read_images = 0;
+  clGetDeviceInfo(cl.device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  clGetDeviceInfo(cl.device, CL_DEVICE_SVM_CAPABILITIES, sizeof svm_caps, &svm_caps, nullptr);
+  clGetDeviceInfo(cl.device, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof exec, &exec, nullptr);
+  clGetDeviceInfo(cl.device, CL_DEVICE_MAX_READ_IMAGE_ARGS, sizeof read_images, &read_images, nullptr);
+  size_t n = 0;
+  clGetDeviceInfo(cl.device, CL_DEVICE_EXTENSIONS, 0, nullptr, &n);
+  std::string extensions(n, '\0');
+  clGetDeviceInfo(cl.device, CL_DEVICE_EXTENSIONS, n, extensions.data(), nullptr);
+  clGetDeviceInfo(cl.device, CL_DEVICE_OPENCL_C_FEATURES, 0, nullptr, &n);
+  std::vector<cl_name_version> features(n / sizeof(cl_name_version));
+  clGetDeviceInfo(cl.device, CL_DEVICE_OPENCL_C_FEATURES, n, features.data(), nullptr);
+  bool image_feature = extensions.find("image") != std::string::npos;
+  for (auto& f : features) image_feature |= std::string(f.name).find("image") != std::string::npos;
+  printf("advertised: images=%d read_image_args=%u svm=%d native_kernels=%d image_features=%d\n",
+         images, read_images, svm_caps != 0, (exec & CL_EXEC_NATIVE_KERNEL) != 0, image_feature);
+  cl_mem buffer = clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  cl_uint packet = 0;
+  printf("clGetPipeInfo(buffer) = %d\n", clGetPipeInfo(buffer, CL_PIPE_PACKET_SIZE, sizeof packet, &packet, nullptr));
+  clReleaseMemObject(buffer);
   void* fn = clGetExtensionFunctionAddressForPlatform(cl.platform, "clCreateBuffer");
   void* none = clGetExtensionFunctionAddressForPlatform(cl.platform, "clNoSuchFunctionKHR");
   printf("extension lookup: known=%d unknown_null=%d\n", fn != nullptr, none == nullptr);
