@@ -165,6 +165,20 @@ TEST(Preload, UnsupportedEntryPointsFailCleanly) {
             "extension lookup: known=1 unknown_null=1\n");
 }
 
+// A launch that cannot run fails at clEnqueueNDRangeKernel with the native
+// code (the native PoCL returns the same -45 here, then trips an assertion of
+// its own at the next launch, so this is not compared with a native run).
+TEST(Preload, LaunchWithoutExecutableFailsAtEnqueue) {
+  auto r = run_child({RT_APP, "noexec"}, shim_env(kTwoDevices, true));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "launch on device 1 = -45\n"
+            "out[0]=0 out[63]=0\n"
+            "launch on device 0 = 0\n"
+            "out[0]=40 out[63]=103\n");
+  EXPECT_NE(r.err.find("refused (CL_INVALID_PROGRAM_EXECUTABLE)"), std::string::npos) << r.err;
+}
+
 TEST(Preload, GroupQueriesRunWholeWithoutTheCompiler) {
   auto r = run_child({RT_APP, "groups"}, shim_env(kTwoDevices, false));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -552,6 +552,56 @@ int unsupported(Cl& cl) {
   return 0;
 }
 
+// A program whose executable exists for one device of a two-device context
+// (created from that device's binary): a launch on the other device's queue
+// fails at enqueue (CL_INVALID_PROGRAM_EXECUTABLE), one on the first runs.
+int noexec(Cl& cl) {
+  cl_device_id devices[2];
+  cl_uint n = 0;
+  CHECK(clGetDeviceIDs(cl.platform, CL_DEVICE_TYPE_ALL, 2, devices, &n));
+  if (n < 2) {
+    printf("one device\n");
+    return 0;
+  }
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, 2, devices, nullptr, nullptr, &err);
+  CHECK(err);
+  const char* src = "__kernel void put(__global int* out) { out[get_global_id(0)] = 40 + (int)get_global_id(0); }";
+  cl_program from_source = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(from_source, 1, &devices[0], "", nullptr, nullptr));
+  size_t size = 0;
+  CHECK(clGetProgramInfo(from_source, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
+  std::vector<unsigned char> binary(size);
+  unsigned char* data = binary.data();
+  CHECK(clGetProgramInfo(from_source, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr));
+  const unsigned char* cdata = data;
+  cl_program p = clCreateProgramWithBinary(ctx, 1, &devices[0], &size, &cdata, nullptr, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(p, 1, &devices[0], "", nullptr, nullptr));
+  cl_kernel k = clCreateKernel(p, "put", &err);
+  CHECK(err);
+  int out[64] = {0};
+  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof out, out, &err);
+  CHECK(err);
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  size_t global = 64, local = 8;
+  for (int d = 1; d >= 0; --d) {
+    cl_command_queue q = clCreateCommandQueue(ctx, devices[d], 0, &err);
+    CHECK(err);
+    printf("launch on device %d = %d\n", d, clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof out, out, 0, nullptr, nullptr));
+    printf("out[0]=%d out[63]=%d\n", out[0], out[63]);
+    clReleaseCommandQueue(q);
+  }
+  clReleaseMemObject(m);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  clReleaseProgram(from_source);
+  clReleaseContext(ctx);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -572,6 +622,7 @@ int main(int argc, char** argv) {
   if (s == "errors") return errors(cl);
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
+  if (s == "noexec") return noexec(cl);
   fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }
