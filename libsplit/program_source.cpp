@@ -139,10 +139,14 @@ struct Inliner {
   }
 };
 
-// Macros a unit #defines, except include guards (#ifndef X / #define X).
+// Macros a unit #defines outside include-guarded regions (#ifndef X /
+// #define X ... #endif): those stay defined, like the guard itself, so a
+// later unit that includes the same header skips it and still sees them.
 std::vector<std::string> defined_macros(const std::string& text) {
   std::vector<std::string> names;
-  std::string guard;
+  std::string pending_guard;  // the last line was #ifndef of this name
+  std::vector<bool> guarded;  // per open #if: is it an include guard
+  unsigned inside_guards = 0;
   std::istringstream in(text);
   auto first_word = [](const std::string& s, size_t at) {
     size_t b = s.find_first_not_of(" \t", at);
@@ -154,15 +158,27 @@ std::vector<std::string> defined_macros(const std::string& text) {
   for (std::string line; std::getline(in, line);) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     size_t at;
+    std::string guard = pending_guard;
+    pending_guard.clear();
     if ((at = directive(line, "ifndef")) != std::string::npos) {
-      guard = first_word(line, at);
-      continue;
-    }
-    if ((at = directive(line, "define")) != std::string::npos) {
+      guarded.push_back(false);
+      pending_guard = first_word(line, at);
+    } else if (directive(line, "if") != std::string::npos) {  // #if, #ifdef
+      guarded.push_back(false);
+    } else if (directive(line, "endif") != std::string::npos) {
+      if (!guarded.empty()) {
+        if (guarded.back()) --inside_guards;
+        guarded.pop_back();
+      }
+    } else if ((at = directive(line, "define")) != std::string::npos) {
       std::string name = first_word(line, at);
-      if (!name.empty() && name != guard) names.push_back(name);
+      if (!guard.empty() && name == guard && !guarded.empty()) {
+        guarded.back() = true;
+        ++inside_guards;
+      } else if (!name.empty() && inside_guards == 0) {
+        names.push_back(name);
+      }
     }
-    guard.clear();
   }
   return names;
 }

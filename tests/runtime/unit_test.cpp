@@ -182,14 +182,18 @@ TEST(ProgramSource, IncludeDirectoriesReadAtCaptureTime) {
 TEST(ProgramSource, SingleSourceScopesEachUnitsMacros) {
   std::string options = "-cl-fast-relaxed-math";
   std::string out = single_source(
-      {{"#ifndef G\n#define G\n#define LOCAL 1\nint f(void) { return LOCAL + BIAS; }\n", "-DBIAS=3 -cl-std=CL1.2"},
+      {{"#define LOCAL 1\nint f(void) { return LOCAL + BIAS; }\n", "-DBIAS=3 -cl-std=CL1.2"},
        {"int g(void) { return 2; }\n", "-UBIAS -I /gone -cl-std=CL1.2"}},
       &options);
   EXPECT_EQ(out,
-            "#define BIAS 3\n#ifndef G\n#define G\n#define LOCAL 1\nint f(void) { return LOCAL + BIAS; }\n\n"
+            "#define BIAS 3\n#define LOCAL 1\nint f(void) { return LOCAL + BIAS; }\n\n"
             "#undef BIAS\n#undef LOCAL\n"
             "#undef BIAS\nint g(void) { return 2; }\n\n");
   EXPECT_EQ(options, "-cl-fast-relaxed-math -cl-std=CL1.2");
+  // Macros of an include-guarded header stay defined with their guard.
+  std::string header = "#ifndef H\n#define H\n#define SCALE 3\n#if 1\n#define INNER 1\n#endif\n#endif\n#define AFTER 2\n";
+  options.clear();
+  EXPECT_EQ(single_source({{header, ""}}, &options), header + "\n#undef AFTER\n");
   EXPECT_EQ(link_options_for_build("-create-library -enable-link-options -cl-no-signed-zeros"),
             "-cl-no-signed-zeros");
 }

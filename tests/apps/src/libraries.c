@@ -3,7 +3,8 @@
  * library of one), an executable linked from a kernel object and two
  * libraries, a library holding the kernel itself linked with a plain object,
  * a library made of another library, compile options per object (-D,
- * -cl-std), empty and null link options. Every
+ * -cl-std), empty and null link options, two objects with static helpers
+ * of one name. Every
  * kernel's output is dumped: a kernel that silently does not run leaves
  * zeros. */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -13,6 +14,14 @@
 
 static const char* kTwice = "int twice(int x) { return 2 * x + A_OFF; }\n";
 static const char* kThrice = "int thrice(int x) { return 3 * x - 1; }\n";
+/* Two objects with a static helper of one name (fine when linked, a
+   redefinition if pasted into one source). */
+static const char* kStaticTwice =
+    "static int pick(int x) { return x + 1; }\n"
+    "int twice(int x) { return 2 * pick(x) + A_OFF; }\n";
+static const char* kStaticThrice =
+    "static int pick(int x) { return x - 1; }\n"
+    "int thrice(int x) { return 3 * pick(x); }\n";
 static const char* kSquare = "int square(int x) { return x * x; }\n";
 static const char* kKernel =
     "int twice(int x);\n"
@@ -115,6 +124,21 @@ int main(int argc, char** argv) {
     exe = linked(ctx, dev, "", 2, inputs);
     run(ctx, q, exe, bin, "nested_library");
     clReleaseProgram(exe);
+
+    { /* Static helpers of one name in two objects. */
+      cl_program a = compiled(ctx, dev, kStaticTwice, "-DA_OFF=2");
+      cl_program b = compiled(ctx, dev, kStaticThrice, "");
+      cl_program four[4];
+      four[0] = kernel;
+      four[1] = a;
+      four[2] = b;
+      four[3] = square;
+      exe = linked(ctx, dev, NULL, 4, four);
+      run(ctx, q, exe, bin, "same_static_names");
+      clReleaseProgram(exe);
+      clReleaseProgram(a);
+      clReleaseProgram(b);
+    }
 
     clReleaseProgram(lib_nested);
     clReleaseProgram(lib_kernel);
