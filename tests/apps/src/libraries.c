@@ -4,7 +4,8 @@
  * libraries, a library holding the kernel itself linked with a plain object,
  * a library made of another library, compile options per object (-D,
  * -cl-std), empty and null link options, two objects with static helpers
- * of one name. Every
+ * of one name, build status/options and notify callbacks of compile and
+ * link. Every
  * kernel's output is dumped: a kernel that silently does not run leaves
  * zeros. */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -48,6 +49,22 @@ static cl_program linked(cl_context ctx, cl_device_id dev, const char* options, 
   cl_program p = clLinkProgram(ctx, 1, &dev, options, n, inputs, NULL, NULL, &err);
   CHECK_ERR(err);
   return p;
+}
+
+static cl_program g_notified = NULL;
+static void CL_CALLBACK on_done(cl_program p, void* user) {
+  g_notified = p;
+  *(int*)user += 1;
+}
+
+/* Build status and options of a compiled or linked program (as the app's
+   own driver reports them). */
+static void print_build_info(cl_program p, cl_device_id dev, const char* name) {
+  cl_build_status status;
+  char options[256] = {0};
+  CHECK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, NULL));
+  CHECK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_OPTIONS, sizeof options - 1, options, NULL));
+  fprintf(app_out, "%s status = %d options = \"%s\"\n", name, (int)status, options);
 }
 
 static void run(cl_context ctx, cl_command_queue q, cl_program prog, cl_mem in, const char* name) {
@@ -125,6 +142,27 @@ int main(int argc, char** argv) {
     run(ctx, q, exe, bin, "nested_library");
     clReleaseProgram(exe);
 
+    { /* Status, options and notify callbacks of compile and link. */
+      const char* src = kTwice;
+      int calls = 0;
+      cl_program obj = clCreateProgramWithSource(ctx, 1, &src, NULL, &err), four[4];
+      CHECK_ERR(err);
+      CHECK(clCompileProgram(obj, 1, &dev, "-DA_OFF=4", 0, NULL, NULL, on_done, &calls));
+      app_print("compile_notified_with_program", g_notified == obj);
+      print_build_info(obj, dev, "compiled");
+      four[0] = kernel;
+      four[1] = obj;
+      four[2] = thrice;
+      four[3] = square;
+      exe = clLinkProgram(ctx, 1, &dev, "", 4, four, on_done, &calls, &err);
+      CHECK_ERR(err);
+      app_print("link_notified_with_program", g_notified == exe);
+      app_print("notify_calls", calls);
+      print_build_info(exe, dev, "linked");
+      run(ctx, q, exe, bin, "linked_with_notify");
+      clReleaseProgram(exe);
+      clReleaseProgram(obj);
+    }
     { /* Static helpers of one name in two objects. */
       cl_program a = compiled(ctx, dev, kStaticTwice, "-DA_OFF=2");
       cl_program b = compiled(ctx, dev, kStaticThrice, "");
