@@ -5,7 +5,8 @@
  * clCompileProgram with -I of a directory the app then deletes before
  * clLinkProgram, clBuildProgram with -I of a directory deleted before the
  * first launch, two objects including one header that defines a struct
- * (guarded) linked together. Each kernel's output is dumped. */
+ * (guarded) linked together, an #include named by a macro (not captured:
+ * the app's own binary runs whole). Each kernel's output is dumped. */
 #define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -43,6 +44,17 @@ static const char* kDiskKernel =
     "__kernel void run_disk(__global const int* in, __global int* out) {\n"
     "  size_t i = get_global_id(0);\n"
     "  out[i] = in[i] * DISK_SCALE + (int)get_group_id(0);\n"
+    "}\n";
+
+/* An include named by a macro: libsplit cannot capture it (it does not
+   preprocess), so after the directory is gone only the app's own build
+   remains to run the kernel (whole). */
+static const char* kMacroIncludeKernel =
+    "#define SCALE_HEADER \"macro_scale.h\"\n"
+    "#include SCALE_HEADER\n"
+    "__kernel void run_macro(__global const int* in, __global int* out) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  out[i] = in[i] * MACRO_SCALE - (int)get_group_id(0);\n"
     "}\n";
 
 enum { N = 2048 };
@@ -150,6 +162,17 @@ int main(int argc, char** argv) {
     remove_header("inc_build", "disk_scale.h");
     run(ctx, q, prog, "run_disk", bin, "include_dir_deleted_before_launch");
     clReleaseProgram(prog);
+  }
+  { /* Include by macro, directory deleted between compile and link. */
+    cl_program obj = source(ctx, kMacroIncludeKernel), exe;
+    write_header("inc_macro", "macro_scale.h", "#define MACRO_SCALE 5\n");
+    CHECK(clCompileProgram(obj, 1, &dev, "-I inc_macro", 0, NULL, NULL, NULL, NULL));
+    remove_header("inc_macro", "macro_scale.h");
+    exe = clLinkProgram(ctx, 1, &dev, NULL, 1, &obj, NULL, NULL, &err);
+    CHECK_ERR(err);
+    run(ctx, q, exe, "run_macro", bin, "macro_include_dir_deleted");
+    clReleaseProgram(exe);
+    clReleaseProgram(obj);
   }
   clReleaseMemObject(bin);
   clReleaseCommandQueue(q);
