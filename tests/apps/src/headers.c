@@ -80,6 +80,13 @@ static void remove_header(const char* dir, const char* name) {
   rmdir(dir);
 }
 
+/* A relative directory name of this process: PoCL's kernel cache is shared
+   between processes, and concurrent runs compiling one source with one -I
+   option through different directories make each other fail. */
+static void unique_dir(char* out, const char* base) {
+  snprintf(out, 64, "%s_%ld", base, (long)getpid());
+}
+
 static cl_program source(cl_context ctx, const char* text) {
   cl_int err;
   cl_program p = clCreateProgramWithSource(ctx, 1, &text, NULL, &err);
@@ -113,6 +120,7 @@ int main(int argc, char** argv) {
   cl_command_queue q;
   static cl_int in[N];
   cl_mem bin;
+  char dir[64], options[128];
   int i;
 
   app_open_output(argc, argv);
@@ -146,9 +154,11 @@ int main(int argc, char** argv) {
   }
   { /* -I directory deleted between compile and link. */
     cl_program obj = source(ctx, kDiskKernel), exe;
-    write_header("inc_compile", "disk_scale.h", "#define DISK_SCALE 7\n");
-    CHECK(clCompileProgram(obj, 1, &dev, "-I inc_compile", 0, NULL, NULL, NULL, NULL));
-    remove_header("inc_compile", "disk_scale.h");
+    unique_dir(dir, "inc_compile");
+    snprintf(options, sizeof options, "-I %s", dir);
+    write_header(dir, "disk_scale.h", "#define DISK_SCALE 7\n");
+    CHECK(clCompileProgram(obj, 1, &dev, options, 0, NULL, NULL, NULL, NULL));
+    remove_header(dir, "disk_scale.h");
     exe = clLinkProgram(ctx, 1, &dev, NULL, 1, &obj, NULL, NULL, &err);
     CHECK_ERR(err);
     run(ctx, q, exe, "run_disk", bin, "include_dir_deleted_before_link");
@@ -157,17 +167,21 @@ int main(int argc, char** argv) {
   }
   { /* -I directory deleted between build and the first launch. */
     cl_program prog = source(ctx, kDiskKernel);
-    write_header("inc_build", "disk_scale.h", "#define DISK_SCALE -11\n");
-    CHECK(clBuildProgram(prog, 1, &dev, "-Iinc_build", NULL, NULL));
-    remove_header("inc_build", "disk_scale.h");
+    unique_dir(dir, "inc_build");
+    snprintf(options, sizeof options, "-I%s", dir);
+    write_header(dir, "disk_scale.h", "#define DISK_SCALE -11\n");
+    CHECK(clBuildProgram(prog, 1, &dev, options, NULL, NULL));
+    remove_header(dir, "disk_scale.h");
     run(ctx, q, prog, "run_disk", bin, "include_dir_deleted_before_launch");
     clReleaseProgram(prog);
   }
   { /* Include by macro, directory deleted between compile and link. */
     cl_program obj = source(ctx, kMacroIncludeKernel), exe;
-    write_header("inc_macro", "macro_scale.h", "#define MACRO_SCALE 5\n");
-    CHECK(clCompileProgram(obj, 1, &dev, "-I inc_macro", 0, NULL, NULL, NULL, NULL));
-    remove_header("inc_macro", "macro_scale.h");
+    unique_dir(dir, "inc_macro");
+    snprintf(options, sizeof options, "-I %s", dir);
+    write_header(dir, "macro_scale.h", "#define MACRO_SCALE 5\n");
+    CHECK(clCompileProgram(obj, 1, &dev, options, 0, NULL, NULL, NULL, NULL));
+    remove_header(dir, "macro_scale.h");
     exe = clLinkProgram(ctx, 1, &dev, NULL, 1, &obj, NULL, NULL, &err);
     CHECK_ERR(err);
     run(ctx, q, exe, "run_macro", bin, "macro_include_dir_deleted");
