@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <sstream>
 #include <string_view>
+#include <vector>
 
 namespace libsplit {
 
@@ -28,6 +31,76 @@ cl_context wrap_context(cl_context real_ctx, const cl_context_properties* props)
   }
   if (props) c->properties.push_back(0);
   return c;
+}
+
+// Features libsplit refuses while splitting (images, samplers, pipes, SVM,
+// native kernels, device-side enqueue: the UNSUP rows of cl_api_table.def)
+// are not advertised, so that apps and test suites do not pick them.
+bool refused_feature_name(std::string_view name) {
+  return name.find("image") != std::string_view::npos || name.find("pipe") != std::string_view::npos ||
+         name.find("device_enqueue") != std::string_view::npos;
+}
+
+// The answer for `param` with the refused features removed; nullopt for
+// parameters that do not describe them.
+std::optional<cl_int> answer_without_refused_features(cl_device_id device, cl_device_info param,
+                                                      size_t size, void* value, size_t* size_ret) {
+  auto native_size = [&](size_t* n) { return real().clGetDeviceInfo(device, param, 0, nullptr, n); };
+  auto zero = [&](auto type_tag) -> cl_int {
+    using T = decltype(type_tag);
+    size_t n = 0;
+    if (cl_int err = native_size(&n)) return err;
+    return set_info_value(size, value, size_ret, T{0});
+  };
+  switch (param) {
+    case CL_DEVICE_IMAGE_SUPPORT:
+    case CL_DEVICE_PIPE_SUPPORT: return zero(cl_bool{});
+    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: return zero(size_t{});
+    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_SAMPLERS:
+    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
+    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
+    case CL_DEVICE_MAX_PIPE_ARGS:
+    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE: return zero(cl_uint{});
+    case CL_DEVICE_SVM_CAPABILITIES: return zero(cl_device_svm_capabilities{});
+    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES: return zero(cl_device_device_enqueue_capabilities{});
+    case CL_DEVICE_EXECUTION_CAPABILITIES: {
+      cl_device_exec_capabilities caps = 0;
+      if (cl_int err = real().clGetDeviceInfo(device, param, sizeof caps, &caps, nullptr)) return err;
+      return set_info_value(size, value, size_ret, caps & ~cl_device_exec_capabilities{CL_EXEC_NATIVE_KERNEL});
+    }
+    case CL_DEVICE_EXTENSIONS: {
+      size_t n = 0;
+      if (cl_int err = native_size(&n)) return err;
+      std::string all(n, '\0');
+      real().clGetDeviceInfo(device, param, n, all.data(), nullptr);
+      std::string kept, word;
+      std::istringstream words(all.c_str());
+      while (words >> word)
+        if (!refused_feature_name(word)) kept += (kept.empty() ? "" : " ") + word;
+      return set_info(size, value, size_ret, kept.c_str(), kept.size() + 1);
+    }
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION:
+    case CL_DEVICE_OPENCL_C_FEATURES: {
+      size_t n = 0;
+      if (cl_int err = native_size(&n)) return err;
+      std::vector<cl_name_version> all(n / sizeof(cl_name_version)), kept;
+      real().clGetDeviceInfo(device, param, all.size() * sizeof(cl_name_version), all.data(), nullptr);
+      for (const cl_name_version& nv : all)
+        if (!refused_feature_name(nv.name)) kept.push_back(nv);
+      return set_info(size, value, size_ret, kept.data(), kept.size() * sizeof(cl_name_version));
+    }
+    default: return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -96,8 +169,11 @@ cl_int clSetContextDestructorCallback(cl_context c, void(CL_CALLBACK* fn)(cl_con
 
 cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size, void* value,
                        size_t* size_ret) {
-  cl_int err = real().clGetDeviceInfo(device, param, size, value, size_ret);
   Runtime& rt = runtime();
+  if (rt.device_index(device) >= 0)
+    if (auto answer = answer_without_refused_features(device, param, size, value, size_ret))
+      return *answer;
+  cl_int err = real().clGetDeviceInfo(device, param, size, value, size_ret);
   if (err != CL_SUCCESS || !value || rt.device_index(device) < 0) return err;
   // Sizing limits: the most every device of the set honours, so launches the
   // app sizes for "its" device fit every device.

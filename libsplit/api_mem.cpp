@@ -181,6 +181,23 @@ cl_int clSetMemObjectDestructorCallback(cl_mem m, void(CL_CALLBACK* fn)(cl_mem, 
   return CL_SUCCESS;
 }
 
+// Every memory object of ours is a buffer: no pipe can exist while splitting.
+cl_int clGetPipeInfo(cl_mem, cl_pipe_info, size_t, void*, size_t*) { return CL_INVALID_MEM_OBJECT; }
+
+// libsplit reports no image support while splitting (api_context.cpp): the
+// query succeeds with no format, as for a device without images. The native
+// context validates the flags and type.
+cl_int clGetSupportedImageFormats(cl_context ctx, cl_mem_flags flags, cl_mem_object_type type,
+                                  cl_uint num_entries, cl_image_format* formats, cl_uint* num_ret) {
+  if (!valid(ctx)) return CL_INVALID_CONTEXT;
+  if (num_entries == 0 && formats) return CL_INVALID_VALUE;
+  cl_uint native_count = 0;
+  if (cl_int err = real().clGetSupportedImageFormats(ctx->real, flags, type, 0, nullptr, &native_count))
+    return err;
+  if (num_ret) *num_ret = 0;
+  return CL_SUCCESS;
+}
+
 cl_int clGetMemObjectInfo(cl_mem m, cl_mem_info param, size_t size, void* value, size_t* size_ret) {
   if (!valid(m)) return CL_INVALID_MEM_OBJECT;
   switch (param) {

@@ -6,14 +6,66 @@
 #include "cc_client.h"
 #include "objects.h"
 #include "program_prep.h"
+#include "program_source.h"
 #include "real_api.h"
 #include "runtime.h"
 
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string_view>
 
 namespace libsplit {
 
 namespace {
+
+// Binaries of compiled objects, libraries and linked executables that the
+// app obtained from libsplit in this process, by content: what they were
+// compiled from, so that a program the app creates from one again (the
+// serialize / reload pattern) can still be rebuilt on libsplit's devices.
+struct KnownBinary {
+  std::vector<CompileUnit> units;
+  bool library = false;
+};
+
+std::mutex g_known_mutex;
+std::map<std::pair<uint64_t, size_t>, KnownBinary>& known_binaries() {
+  static auto* map = new std::map<std::pair<uint64_t, size_t>, KnownBinary>;
+  return *map;
+}
+
+std::pair<uint64_t, size_t> binary_key(const unsigned char* data, size_t n) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 1099511628211ull;
+  return {h, n};
+}
+
+std::optional<KnownBinary> known_binary(const unsigned char* data, size_t n) {
+  std::lock_guard lock(g_known_mutex);
+  auto it = known_binaries().find(binary_key(data, n));
+  if (it == known_binaries().end()) return std::nullopt;
+  return it->second;
+}
+
+// After CL_PROGRAM_BINARIES answered into `ptrs` (`size` bytes of pointers):
+// the compile units behind each binary, for this process (objects and
+// libraries reloaded and linked; binary_origins.h keeps executables' sources
+// across processes).
+void remember_units_of_binaries(cl_program p, unsigned char** ptrs, size_t size) {
+  if (!p->units_known || p->units.empty()) return;
+  size_t count = size / sizeof(unsigned char*);
+  std::vector<size_t> sizes(count, 0);
+  if (real().clGetProgramInfo(p->native, CL_PROGRAM_BINARY_SIZES, count * sizeof(size_t),
+                              sizes.data(), nullptr) != CL_SUCCESS)
+    return;
+  std::lock_guard lock(g_known_mutex);
+  for (size_t i = 0; i < count; ++i)
+    if (ptrs[i] && sizes[i])
+      known_binaries()[binary_key(ptrs[i], sizes[i])] = KnownBinary{p->units, p->library};
+}
+
+void CL_CALLBACK ignore_release(cl_program, void*) {}
 
 cl_program wrap_program(cl_context ctx, cl_program native) {
   auto* p = new _cl_program;
@@ -66,7 +118,8 @@ cl_program clCreateProgramWithSource(cl_context ctx, cl_uint count, const char**
   cl_program p = wrap_program(ctx, native);
   p->from_source = true;
   for (cl_uint i = 0; i < count; ++i)
-    p->source += (lengths && lengths[i]) ? std::string(strings[i], lengths[i]) : std::string(strings[i]);
+    p->app_source += (lengths && lengths[i]) ? std::string(strings[i], lengths[i]) : std::string(strings[i]);
+  p->source = p->app_source;
   return p;
 }
 
@@ -85,6 +138,15 @@ cl_program clCreateProgramWithBinary(cl_context ctx, cl_uint num_devices, const 
     p->binary_devices.push_back(devices[i]);
     p->binaries.emplace_back(binaries[i], binaries[i] + lengths[i]);
   }
+  // An object or library libsplit handed out earlier in this process: its
+  // units are known, so linking it can be rebuilt on libsplit's devices.
+  for (auto& b : p->binaries)
+    if (auto known = known_binary(b.data(), b.size())) {
+      p->units = known->units;
+      p->units_known = true;
+      p->library = known->library;
+      break;
+    }
   return p;
 }
 
@@ -121,6 +183,8 @@ cl_int clBuildProgram(cl_program p, cl_uint num_devices, const cl_device_id* dev
   if (err == CL_SUCCESS) {
     std::lock_guard exec(runtime().exec_mutex);
     p->options = options ? options : "";
+    // The -I directories exist now; they may not at the next rebuild.
+    if (p->from_source) p->source = inline_includes(p->app_source, p->options, {});
     // libsplit-cc and the per-platform builds start now, off the app's path.
     start_preparation(p);
   }
@@ -131,6 +195,9 @@ cl_int clBuildProgram(cl_program p, cl_uint num_devices, const cl_device_id* dev
 cl_int clSetProgramReleaseCallback(cl_program p, void(CL_CALLBACK* fn)(cl_program, void*), void* user) {
   if (!valid(p)) return CL_INVALID_PROGRAM;
   if (!fn) return CL_INVALID_VALUE;
+  // Drivers without program-scope destructors refuse it (PoCL 3.1:
+  // CL_INVALID_OPERATION, as the 3.0 spec says); answer as the driver does.
+  if (cl_int err = real().clSetProgramReleaseCallback(p->native, ignore_release, nullptr)) return err;
   p->release_callbacks.emplace_back(fn, user);
   return CL_SUCCESS;
 }
@@ -142,8 +209,10 @@ cl_int clGetProgramInfo(cl_program p, cl_program_info param, size_t size, void* 
     case CL_PROGRAM_CONTEXT: return set_info_value(size, value, size_ret, p->context);
     case CL_PROGRAM_BINARIES: {
       cl_int err = real().clGetProgramInfo(p->native, param, size, value, size_ret);
-      if (err == CL_SUCCESS && value)
+      if (err == CL_SUCCESS && value) {
         remember_binaries(p, static_cast<const unsigned char* const*>(value), size / sizeof(void*));
+        remember_units_of_binaries(p, static_cast<unsigned char**>(value), size);
+      }
       return err;
     }
     default: return real().clGetProgramInfo(p->native, param, size, value, size_ret);
@@ -187,11 +256,10 @@ cl_kernel clCloneKernel(cl_kernel source, cl_int* errcode_ret) {
   }
   cl_kernel native = real().clCloneKernel(source->native, errcode_ret);
   if (!native) return nullptr;
+  // The native clone carries the exec info (clSetKernelExecInfo forwards it).
   cl_kernel k = wrap_kernel(source->program, native);
   std::lock_guard lock(source->mutex);
   k->args = source->args;
-  for (auto& a : k->args)
-    if (a.kind == ArgValue::Kind::Mem && a.mem) retain(a.mem);
   return k;
 }
 
@@ -222,8 +290,7 @@ cl_int clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void* value
     cl_mem none = nullptr;
     if (cl_int err = real().clSetKernelArg(k->native, index, size, &none)) return err;
     a.kind = ArgValue::Kind::Mem;
-    a.mem = m;
-    if (m) retain(m);
+    a.mem = m;  // not retained (objects.h)
   } else {
     if (cl_int err = real().clSetKernelArg(k->native, index, size, value)) return err;
     if (!value) {
@@ -235,10 +302,18 @@ cl_int clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void* value
     }
   }
   std::lock_guard lock(k->mutex);
-  ArgValue& slot = k->args[index];
-  if (slot.kind == ArgValue::Kind::Mem && slot.mem) release(slot.mem);
-  slot = std::move(a);
+  k->args[index] = std::move(a);
   return CL_SUCCESS;
+}
+
+cl_int clSetKernelExecInfo(cl_kernel k, cl_kernel_exec_info param, size_t size, const void* value) {
+  if (!valid(k)) return CL_INVALID_KERNEL;
+  if (param == CL_KERNEL_EXEC_INFO_SVM_PTRS || param == CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM) {
+    if (!value || !size) return CL_INVALID_VALUE;
+    // libsplit reports no SVM capability while splitting (api_context.cpp).
+    return CL_INVALID_OPERATION;
+  }
+  return real().clSetKernelExecInfo(k->native, param, size, value);
 }
 
 cl_int clGetKernelInfo(cl_kernel k, cl_kernel_info param, size_t size, void* value, size_t* size_ret) {
@@ -283,65 +358,11 @@ cl_int clGetKernelSubGroupInfo(cl_kernel k, cl_device_id device, cl_kernel_sub_g
 
 // ---- separate compilation ----
 // The native compile and link give the app native results. For execution,
-// a linked program becomes one source: each object's source with its
-// embedded headers inlined and its -D/-U options turned into #define/#undef
-// around it; that source is then prepared like any program from source.
+// each compile records a unit (its source with every header inlined, and its
+// options); a link gathers the units of its inputs. prepare_program builds a
+// linked executable on libsplit's devices as one source (program_source.h)
+// or, when that does not build, by compiling and linking the units there.
 namespace libsplit {
-namespace {
-
-std::string inline_headers(const std::string& source,
-                           const std::vector<std::pair<std::string, std::string>>& headers,
-                           int depth = 0) {
-  if (headers.empty() || depth > 8) return source;
-  std::string out;
-  size_t pos = 0;
-  while (pos < source.size()) {
-    size_t eol = source.find('\n', pos);
-    if (eol == std::string::npos) eol = source.size();
-    std::string line = source.substr(pos, eol - pos);
-    std::string trimmed = line.substr(std::min(line.find_first_not_of(" \t"), line.size()));
-    bool replaced = false;
-    if (trimmed.rfind("#include", 0) == 0) {
-      for (auto& [name, text] : headers)
-        if (trimmed.find("\"" + name + "\"") != std::string::npos ||
-            trimmed.find("<" + name + ">") != std::string::npos) {
-          out += inline_headers(text, headers, depth + 1) + "\n";
-          replaced = true;
-          break;
-        }
-    }
-    if (!replaced) out += line + "\n";
-    pos = eol + 1;
-  }
-  return out;
-}
-
-// -D/-U become preprocessor lines around the source; other options are
-// returned in *rest.
-std::string wrap_with_macros(const std::string& source, const std::string& options,
-                             std::string* rest) {
-  std::string before, after;
-  auto words = split_options(options);
-  for (size_t i = 0; i < words.size(); ++i) {
-    std::string w = words[i];
-    if ((w == "-D" || w == "-U") && i + 1 < words.size()) w += words[++i];
-    if (w.rfind("-D", 0) == 0 && w.size() > 2) {
-      std::string def = w.substr(2);
-      auto eq = def.find('=');
-      std::string name = def.substr(0, eq), value = eq == std::string::npos ? "1" : def.substr(eq + 1);
-      before += "#define " + name + " " + value + "\n";
-      after += "#undef " + name + "\n";
-    } else if (w.rfind("-U", 0) == 0 && w.size() > 2) {
-      before += "#undef " + w.substr(2) + "\n";
-    } else {
-      *rest += (rest->empty() ? "" : " ") + w;
-    }
-  }
-  return before + source + "\n" + after;
-}
-
-}  // namespace
-
 namespace api {
 
 cl_int clCompileProgram(cl_program p, cl_uint num_devices, const cl_device_id* devices,
@@ -353,19 +374,20 @@ cl_int clCompileProgram(cl_program p, cl_uint num_devices, const cl_device_id* d
   if ((num_headers == 0) != (headers == nullptr) || (num_headers && !header_names))
     return CL_INVALID_VALUE;
   std::vector<cl_program> native_headers;
-  std::vector<std::pair<std::string, std::string>> named;
+  std::vector<EmbeddedHeader> named;
   for (cl_uint i = 0; i < num_headers; ++i) {
     if (!valid(headers[i])) return CL_INVALID_PROGRAM;
     native_headers.push_back(headers[i]->native);
-    named.emplace_back(header_names[i], headers[i]->source);
+    named.push_back({header_names[i] ? header_names[i] : "", headers[i]->app_source});
   }
   cl_int err = real().clCompileProgram(p->native, num_devices, devices, options, num_headers,
                                        num_headers ? native_headers.data() : nullptr,
                                        header_names, nullptr, nullptr);
   if (err == CL_SUCCESS) {
-    p->compiled = true;
-    p->compiled_source = inline_headers(p->source, named);
-    p->compiled_options = options ? options : "";
+    std::string opts = options ? options : "";
+    p->units = {CompileUnit{inline_includes(p->app_source, opts, named), opts}};
+    p->units_known = p->from_source;
+    p->library = false;
   }
   if (notify) notify(p, user_data);
   return err;
@@ -393,24 +415,21 @@ cl_program clLinkProgram(cl_context ctx, cl_uint num_devices, const cl_device_id
   if (errcode_ret) *errcode_ret = err;
   if (!native) return nullptr;
   cl_program p = wrap_program(ctx, native);
-  // Single-source equivalent for execution.
-  bool all_sources = true;
-  std::string global_options = options ? options : "";
+  p->link_options = options ? options : "";
+  p->library = p->link_options.find("-create-library") != std::string::npos;
+  p->units_known = true;
   for (cl_uint i = 0; i < num_inputs; ++i) {
-    cl_program in = inputs[i];
-    if (!in->compiled || !in->from_source) {
-      all_sources = false;
-      break;
-    }
-    std::string rest;
-    p->source += wrap_with_macros(in->compiled_source, in->compiled_options, &rest);
-    for (auto& w : split_options(rest))
-      if (global_options.find(w) == std::string::npos) global_options += " " + w;
+    p->units_known &= inputs[i]->units_known;
+    p->units.insert(p->units.end(), inputs[i]->units.begin(), inputs[i]->units.end());
   }
-  if (all_sources && err == CL_SUCCESS) {
-    p->from_source = true;
-    p->options = global_options;
+  if (!p->units_known) p->units.clear();
+  if (err == CL_SUCCESS && !p->library) {
     std::lock_guard exec(runtime().exec_mutex);
+    if (p->units_known) {
+      p->options = link_options_for_build(p->link_options);
+      p->source = single_source(p->units, &p->options);
+      p->from_source = true;
+    }
     start_preparation(p);
   }
   if (notify) notify(p, user_data);

@@ -3,9 +3,90 @@
 #include "completion.h"
 #include "deferred_writes.h"
 #include "queue.h"
+#include "real_api.h"
 #include "runtime.h"
 
+#include <algorithm>
+#include <map>
+
 namespace libsplit {
+
+namespace {
+
+// The app event of the command being executed on this thread.
+thread_local cl_event t_running = nullptr;
+
+cl_int run_command(cl_event e, std::function<cl_int()>& run) {
+  t_running = e;
+  cl_int status = run ? run() : CL_SUCCESS;
+  t_running = nullptr;
+  return status;
+}
+
+}  // namespace
+
+namespace {
+
+// host clock - device profiling clock, in ns: from the device timer, else
+// (PoCL 3.1 has none, and its profiling clock is not the host's) from a
+// marker's END bracketed by host times (the tightest of a few tries).
+int64_t measure_device_offset(unsigned device) {
+  const Device& dev = runtime().devices[device];
+  cl_ulong device_now = 0, host_now = 0;
+  cl_ulong before = now_ns();
+  cl_int err = real().clGetDeviceAndHostTimer(dev.id, &device_now, &host_now);
+  cl_ulong after = now_ns();
+  if (err == CL_SUCCESS && device_now) return static_cast<int64_t>(before / 2 + after / 2 - device_now);
+  int64_t best = 0;
+  cl_ulong best_width = ~cl_ulong(0);
+  for (int i = 0; i < 5; ++i) {
+    cl_event marker = nullptr;
+    before = now_ns();
+    if (real().clEnqueueMarkerWithWaitList(dev.queue, 0, nullptr, &marker) != CL_SUCCESS) break;
+    real().clFinish(dev.queue);
+    after = now_ns();
+    cl_ulong end = 0;
+    real().clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+    real().clReleaseEvent(marker);
+    if (end && after - before < best_width) {
+      best_width = after - before;
+      best = static_cast<int64_t>(before / 2 + after / 2) - static_cast<int64_t>(end);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns) {
+  // Offset host - device, measured once per device with the device timer.
+  static std::mutex mutex;
+  static std::map<unsigned, int64_t> offsets;
+  int64_t offset = 0;
+  {
+    std::lock_guard lock(mutex);
+    auto it = offsets.find(device);
+    if (it == offsets.end()) {
+      offset = measure_device_offset(device);
+      offsets[device] = offset;
+    } else {
+      offset = it->second;
+    }
+  }
+  return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + offset);
+}
+
+void report_device_span(unsigned device, cl_ulong device_start, cl_ulong device_end) {
+  report_device_span(t_running, device, device_start, device_end);
+}
+
+void report_device_span(cl_event e, unsigned device, cl_ulong device_start, cl_ulong device_end) {
+  if (!e || !e->profiling || !device_end || device_end < device_start) return;
+  cl_ulong start = device_to_host_ns(device, device_start), end = device_to_host_ns(device, device_end);
+  std::lock_guard lock(e->mutex);
+  e->device_start = e->device_end ? std::min(e->device_start, start) : start;
+  e->device_end = std::max(e->device_end, end);
+}
 
 namespace {
 
@@ -29,7 +110,7 @@ void worker_loop(cl_command_queue q) {
     } else {
       set_event_status(c.event, CL_RUNNING);
       std::lock_guard exec(runtime().exec_mutex);
-      status = c.run ? c.run() : CL_SUCCESS;
+      status = run_command(c.event, c.run);
     }
     c.run = nullptr;  // drops retained objects
     finish_command(q, c.event, status);
@@ -116,11 +197,11 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
       lock.unlock();
       set_event_status(e, CL_SUBMITTED);
       set_event_status(e, CL_RUNNING);
-      cl_int status = run ? run() : CL_SUCCESS;
-      run = nullptr;
+      cl_int status = run_command(e, run);
       exec.unlock();
       if (blocking) retain(e);
       finish_command(q, e, status);
+      run = nullptr;  // drops retained objects (their destructor callbacks may call us)
       lock.lock();
       --q->in_flight;
       lock.unlock();

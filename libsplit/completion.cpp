@@ -15,7 +15,7 @@ namespace libsplit {
 struct NativeWait {
   cl_event native = nullptr;  // one reference owned, released by the handler
   cl_command_queue device_queue = nullptr;  // where it runs (in order)
-  std::function<void(cl_event)> on_complete;
+  std::function<void(cl_event, cl_event)> on_complete;
   std::atomic<bool> handled{false};
 };
 
@@ -58,7 +58,7 @@ void drain(cl_command_queue q) {
 void handle(const std::shared_ptr<PendingCompletion>& entry, NativeWait& w, cl_int status) {
   if (w.handled.exchange(true)) return;
   if (status < 0) entry->failure.store(status);
-  if (w.on_complete) w.on_complete(w.native);
+  if (w.on_complete) w.on_complete(w.native, entry->event);
   real().clReleaseEvent(w.native);
   if (entry->remaining.fetch_sub(1) == 1) drain(entry->queue);
 }
@@ -77,7 +77,7 @@ void CL_CALLBACK native_done(cl_event native, cl_int status, void* user) {
 }  // namespace
 
 void complete_after(cl_command_queue device_queue, cl_event native,
-                    std::function<void(cl_event)> on_complete) {
+                    std::function<void(cl_event, cl_event)> on_complete) {
   auto w = std::make_unique<NativeWait>();
   w->native = native;
   w->device_queue = device_queue;

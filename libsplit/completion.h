@@ -18,11 +18,11 @@ namespace libsplit {
 // Called from inside a command's run(): the command completes only once
 // `native` (a vendor event on the in-order `device_queue`; this takes over
 // one reference) has completed.
-// `on_complete` runs then, on a driver thread, before the app's event is
-// marked complete (measurements, scheduler reports); it must not take the
-// runtime's exec lock.
+// `on_complete` runs then (on a driver thread, or on a thread waiting in
+// clFinish), before the app's event `app` is marked complete (measurements,
+// scheduler reports, device times); it must not take the runtime's exec lock.
 void complete_after(cl_command_queue device_queue, cl_event native,
-                    std::function<void(cl_event native)> on_complete = nullptr);
+                    std::function<void(cl_event native, cl_event app)> on_complete = nullptr);
 
 // Ends the command whose run() just returned `status` on queue q: marks the
 // app event `e` (whose reference this takes over) final now, or once the

@@ -326,12 +326,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
       spec.local[d] = local_size[d];
       if (global_size[d] % local_size[d]) spec.uniform = false;
     }
-    if (!spec.uniform) {
-      // Non-uniform work-groups exist from OpenCL C 2.0 on.
-      const std::string& o = k->program->options;
-      if (o.find("-cl-std=CL2") == std::string::npos && o.find("-cl-std=CL3") == std::string::npos)
-        return CL_INVALID_WORK_GROUP_SIZE;
-    }
+    if (!spec.uniform && !non_uniform_allowed(q->device, k->program)) return CL_INVALID_WORK_GROUP_SIZE;
   } else if (reqd[0]) {
     for (unsigned d = 0; d < work_dim; ++d) {
       spec.local[d] = reqd[d];
@@ -348,12 +343,17 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
       }
   }
   if (cl_int err = check_queue_and_waits(q, n, waits)) return err;
+  if (cl_int err = check_executable(k, q->home)) return err;
   std::vector<ArgValue> args;
   auto hold = std::make_shared<Retained>();
   {
     std::lock_guard lock(k->mutex);
-    for (auto& a : k->args)
+    for (auto& a : k->args) {
       if (a.kind == ArgValue::Kind::Unset) return CL_INVALID_KERNEL_ARGS;
+      // Arguments do not retain their buffer: one the app released is gone.
+      if (a.kind == ArgValue::Kind::Mem && a.mem && !(is_live_mem(a.mem) && valid(a.mem)))
+        return CL_INVALID_KERNEL_ARGS;
+    }
     args = k->args;
   }
   hold->add(k);

@@ -6,6 +6,7 @@
 #include "launch.h"
 
 #include "program_prep.h"
+#include "queue.h"
 #include "real_api.h"
 
 #include <chrono>
@@ -107,6 +108,7 @@ cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan) {
         if (st < 0 && !failure) failure = st;
         cl_ulong start = 0, end = 0;
         busy[d]->run.seconds = event_seconds(busy[d]->event, &start, &end);
+        report_device_span(d, start, end);
         real().clReleaseEvent(busy[d]->event);
         cl_ulong t2 = now_ns();
         rt.tracer->span(name, "kernel", d, t2 - (end - start), t2);

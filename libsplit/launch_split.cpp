@@ -7,6 +7,7 @@
 #include "launch.h"
 
 #include "program_prep.h"
+#include "queue.h"
 #include "real_api.h"
 
 #include <algorithm>
@@ -173,6 +174,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
       if (st < 0) status = st;
       r.seconds = apply_slowdown(d, L.id, event_seconds(r.event, &r.start, &r.end));
+      report_device_span(d, r.start, r.end);
       real().clReleaseEvent(r.event);
       last_end = std::max(last_end, r.end);
       timings.push_back({r.chunk, r.seconds, &r == &runs[d].front() ? transfer_seconds[d] : 0.0});

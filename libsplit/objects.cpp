@@ -4,6 +4,7 @@
 #include "real_api.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <unordered_set>
@@ -108,8 +109,6 @@ void release(cl_program p) {
 
 void release(cl_kernel k) {
   if (!drop(&k->hdr)) return;
-  for (auto& a : k->args)
-    if (a.kind == ArgValue::Kind::Mem && a.mem) release(a.mem);
   for (cl_kernel dk : k->per_device)
     if (dk) real().clReleaseKernel(dk);
   for (cl_kernel dk : k->per_device_original)
@@ -148,7 +147,14 @@ void set_event_status(cl_event e, cl_int status) {
     cl_ulong t = now_ns();
     if (status <= CL_SUBMITTED && !e->times[1]) e->times[1] = t;
     if (status <= CL_RUNNING && !e->times[2]) e->times[2] = t;
-    if (status <= CL_COMPLETE) e->times[3] = e->times[4] = t;
+    if (status <= CL_COMPLETE) {
+      e->times[3] = e->times[4] = t;
+      if (e->device_end) {
+        // Device work seen on the host clock, kept inside [submit, complete].
+        e->times[2] = std::clamp(e->device_start, e->times[1], t);
+        e->times[3] = std::clamp(e->device_end, e->times[2], t);
+      }
+    }
     e->status = status;
     auto& cbs = e->callbacks;
     for (auto it = cbs.begin(); it != cbs.end();) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "interval_set.h"
+#include "program_source.h"
 #include "libsplit/summary.h"
 
 #include <CL/cl.h>
@@ -59,7 +60,10 @@ struct ArgValue {
   enum class Kind : uint8_t { Unset, Bytes, Local, Mem } kind = Kind::Unset;
   std::vector<uint8_t> bytes;  // Bytes
   size_t local_size = 0;       // Local
-  cl_mem mem = nullptr;        // Mem (ours; may be null)
+  cl_mem mem = nullptr;        // Mem (ours; may be null). Not retained: a kernel
+                               // argument does not keep a buffer alive (its
+                               // destructor callback fires at the app's release);
+                               // enqueued launches retain what they use.
 };
 
 }  // namespace libsplit
@@ -122,22 +126,32 @@ struct _cl_program {
   libsplit::ObjHeader hdr{libsplit::ObjKind::Program};
   cl_context context = nullptr;
   cl_program native = nullptr;  // on context->real: errors, logs, binaries, kernel validation
+  // What libsplit builds on its devices: `source` with `options` when
+  // from_source (headers inlined at the app's build, see program_source.h),
+  // else the units of a link, else binaries / IL.
   bool from_source = false;
+  std::string app_source;  // as the app gave it (clCreateProgramWithSource)
   std::string source;
   std::vector<std::vector<unsigned char>> binaries;  // from clCreateProgramWithBinary
   std::vector<cl_device_id> binary_devices;
   std::vector<unsigned char> il;  // from clCreateProgramWithIL
-  // Separate compilation: what clCompileProgram compiled (headers inlined
-  // into `compiled_source`), and a linked program's single-source equivalent.
-  bool compiled = false;
-  std::string compiled_source, compiled_options;
+  // Separate compilation, captured when the app compiles and links: a
+  // compiled object has one unit, a library or a linked executable the units
+  // of everything linked into it. units_known: every unit's source is known
+  // (objects and libraries given back as binaries are recognised by content).
+  std::vector<libsplit::CompileUnit> units;
+  bool units_known = false;
+  bool library = false;          // linked with -create-library
+  std::string link_options;      // of the clLinkProgram that made it
   std::string options;
   std::atomic<int> kernels_attached{0};
-  // Execution side, prepared at the first launch (under the runtime's exec lock).
+  // Execution side, prepared at the app's build or link, else at the first
+  // launch (under the runtime's exec lock; read without it at enqueue).
   // Preparing: a background job (program_prep.cpp) builds the original source
   // per platform, then the partition-ready program; launches run whole on
-  // the originals until it publishes the final mode.
-  enum class Mode { Unprepared, Preparing, Compiled, Plain, Whole, Failed } mode = Mode::Unprepared;
+  // the originals until the job's result is adopted.
+  enum class Mode { Unprepared, Preparing, Compiled, Plain, Whole, Failed };
+  std::atomic<Mode> mode{Mode::Unprepared};
   std::string mode_reason;
   std::optional<libsplit::ProgramSummary> summary;
   std::vector<cl_program> per_platform;  // by runtime platform slot
@@ -174,6 +188,9 @@ struct _cl_event {
   std::condition_variable cv;
   cl_int status = CL_QUEUED;
   cl_ulong times[5] = {0, 0, 0, 0, 0};  // queued, submit, start, end, complete (ns)
+  // Span of the command's device work on the host clock, when it reported
+  // one (report_device_span): the event's START and END.
+  cl_ulong device_start = 0, device_end = 0;
   struct Callback {
     cl_int on;
     void(CL_CALLBACK* fn)(cl_event, cl_int, void*);

@@ -9,9 +9,11 @@
 #include "binary_origins.h"
 #include "cc_client.h"
 #include "device_macros.h"
+#include "program_source.h"
 #include "real_api.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -38,39 +40,60 @@ struct Built {
   std::string why;
 };
 
-// Builds `source` (or the binaries / IL of p) on every platform slot.
-Built build_per_slot(cl_program p, const std::string* source, const std::string& options) {
+// Binaries for some devices (the app's, or those of its own build).
+struct Binaries {
+  std::vector<cl_device_id> devices;
+  std::vector<std::vector<unsigned char>> data;
+};
+
+std::string build_log(cl_program prog, cl_device_id id) {
+  size_t n = 0;
+  real().clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+  std::string log(n, '\0');
+  real().clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+  while (!log.empty() && log.back() == '\0') log.pop_back();
+  return log.substr(0, 300);
+}
+
+std::vector<cl_device_id> slot_devices(unsigned slot) {
+  std::vector<cl_device_id> ids;
+  for (auto& d : runtime().devices)
+    if (d.slot == slot) ids.push_back(d.id);
+  return ids;
+}
+
+// Builds `source`, else `binaries`, else p's IL on every platform slot.
+Built build_per_slot(cl_program p, const std::string* source, const std::string& options,
+                     const Binaries* binaries = nullptr) {
   Runtime& rt = runtime();
   Built out;
   out.programs.assign(rt.platforms.size(), nullptr);
   for (unsigned s = 0; s < rt.platforms.size(); ++s) {
-    std::vector<cl_device_id> ids;
-    for (auto& d : rt.devices)
-      if (d.slot == s) ids.push_back(d.id);
+    std::vector<cl_device_id> ids = slot_devices(s);
     cl_int err = CL_SUCCESS;
     cl_program prog = nullptr;
     if (source) {
       const char* text = source->c_str();
       prog = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
-    } else if (!p->il.empty()) {
-      prog = real().clCreateProgramWithIL(rt.contexts[s], p->il.data(), p->il.size(), &err);
-    } else {
-      // Binaries only exist for the devices the app gave them for.
+    } else if (binaries) {
+      // Binaries only exist for the devices they were made for.
       std::vector<cl_device_id> have;
       std::vector<size_t> lengths;
       std::vector<const unsigned char*> bins;
-      for (size_t i = 0; i < p->binary_devices.size(); ++i)
+      for (size_t i = 0; i < binaries->devices.size(); ++i)
         for (cl_device_id id : ids)
-          if (id == p->binary_devices[i]) {
+          if (id == binaries->devices[i]) {
             have.push_back(id);
-            lengths.push_back(p->binaries[i].size());
-            bins.push_back(p->binaries[i].data());
+            lengths.push_back(binaries->data[i].size());
+            bins.push_back(binaries->data[i].data());
           }
       ids = have;
       if (!ids.empty())
         prog = real().clCreateProgramWithBinary(rt.contexts[s], static_cast<cl_uint>(ids.size()),
                                                 ids.data(), lengths.data(), bins.data(), nullptr,
                                                 &err);
+    } else if (!p->il.empty()) {
+      prog = real().clCreateProgramWithIL(rt.contexts[s], p->il.data(), p->il.size(), &err);
     }
     if (!prog) {
       out.all = false;
@@ -79,17 +102,89 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
     err = real().clBuildProgram(prog, static_cast<cl_uint>(ids.size()), ids.data(),
                                 options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
-      size_t n = 0;
-      real().clGetProgramBuildInfo(prog, ids[0], CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-      std::string log(n, '\0');
-      real().clGetProgramBuildInfo(prog, ids[0], CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-      out.why = "build failed on " + rt.devices[0].name + ": " + log.substr(0, 300);
+      out.why = "build failed on " + rt.devices[0].name + ": " + build_log(prog, ids[0]);
       real().clReleaseProgram(prog);
       out.all = false;
       continue;
     }
     out.programs[s] = prog;
   }
+  return out;
+}
+
+// A linked program whose units are known: each unit compiled and all of them
+// linked on every platform slot, as the app did on its own devices.
+Built link_per_slot(cl_program p) {
+  Runtime& rt = runtime();
+  Built out;
+  out.programs.assign(rt.platforms.size(), nullptr);
+  const std::string link_options = link_options_for_build(p->link_options);
+  for (unsigned s = 0; s < rt.platforms.size(); ++s) {
+    std::vector<cl_device_id> ids = slot_devices(s);
+    std::vector<cl_program> objects;
+    bool ok = true;
+    for (const CompileUnit& unit : p->units) {
+      cl_int err = CL_SUCCESS;
+      const char* text = unit.source.c_str();
+      cl_program obj = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
+      if (!obj) {
+        ok = false;
+        break;
+      }
+      objects.push_back(obj);
+      err = real().clCompileProgram(obj, static_cast<cl_uint>(ids.size()), ids.data(),
+                                    unit.options.c_str(), 0, nullptr, nullptr, nullptr, nullptr);
+      if (err != CL_SUCCESS) {
+        out.why = "compile failed on " + rt.devices[0].name + ": " + build_log(obj, ids[0]);
+        ok = false;
+        break;
+      }
+    }
+    cl_program linked = nullptr;
+    if (ok) {
+      cl_int err = CL_SUCCESS;
+      linked = real().clLinkProgram(rt.contexts[s], static_cast<cl_uint>(ids.size()), ids.data(),
+                                    link_options.c_str(), static_cast<cl_uint>(objects.size()),
+                                    objects.data(), nullptr, nullptr, &err);
+      if (linked && err != CL_SUCCESS) {
+        out.why = "link failed: " + build_log(linked, ids[0]);
+        real().clReleaseProgram(linked);
+        linked = nullptr;
+      } else if (!linked) {
+        out.why = "link failed (" + std::to_string(err) + ")";
+      }
+    }
+    for (cl_program obj : objects) real().clReleaseProgram(obj);
+    if (!linked) {
+      out.all = false;
+      continue;
+    }
+    out.programs[s] = linked;
+  }
+  return out;
+}
+
+// The executable the app's own build made, as binaries for the app's devices
+// (the last resort: those devices run the program whole).
+Binaries native_binaries(cl_program p) {
+  Binaries out;
+  cl_uint n = 0;
+  if (real().clGetProgramInfo(p->native, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, nullptr) != CL_SUCCESS || !n)
+    return out;
+  std::vector<cl_device_id> ids(n);
+  std::vector<size_t> sizes(n, 0);
+  real().clGetProgramInfo(p->native, CL_PROGRAM_DEVICES, n * sizeof(cl_device_id), ids.data(), nullptr);
+  if (real().clGetProgramInfo(p->native, CL_PROGRAM_BINARY_SIZES, n * sizeof(size_t), sizes.data(),
+                              nullptr) != CL_SUCCESS)
+    return out;
+  std::vector<std::vector<unsigned char>> bins(n);
+  std::vector<unsigned char*> ptrs(n);
+  for (cl_uint i = 0; i < n; ++i) bins[i].resize(sizes[i]), ptrs[i] = bins[i].data();
+  if (real().clGetProgramInfo(p->native, CL_PROGRAM_BINARIES, n * sizeof(unsigned char*), ptrs.data(),
+                              nullptr) != CL_SUCCESS)
+    return out;
+  for (cl_uint i = 0; i < n; ++i)
+    if (sizes[i]) out.devices.push_back(ids[i]), out.data.push_back(std::move(bins[i]));
   return out;
 }
 
@@ -100,49 +195,17 @@ void release_all(std::vector<cl_program>& programs) {
 }
 
 // A source program: the partition-ready program from libsplit-cc, else the
-// original source (reusing `originals` when every slot has one), else nothing.
-PreparedProgram prepare_source(cl_program p, const std::string& source, const std::string& options,
-                               const std::vector<cl_program>* originals);
-
-// Any program: source programs as above, programs from binaries libsplit
-// handed out as their source, other binaries and IL whole.
-PreparedProgram prepare(cl_program p, const std::string& source, const std::string& options,
-                        const std::vector<cl_program>* originals) {
+// original source (reusing `originals` when every slot has one); nothing
+// when the source does not build on every slot (`why` says why).
+std::optional<PreparedProgram> prepare_source(cl_program p, const std::string& source,
+                                              const std::string& options,
+                                              const std::vector<cl_program>* originals,
+                                              std::string* why) {
   Runtime& rt = runtime();
   PreparedProgram out;
-  std::string why;
-  if (!p->from_source) {
-    // A program from a binary libsplit handed out earlier gets its source and
-    // build options back (binary_origins.h) and is prepared as source.
-    if (p->il.empty()) {
-      std::string dir = binary_origins_dir(rt.controls.cache_dir);
-      if (auto origin = find_binary_origin(dir, p->binaries, &why)) {
-        log_line(1, "program from a binary libsplit handed out: source and options restored");
-        return prepare_source(p, origin->source, origin->options, originals);
-      }
-    } else {
-      why = "a program from IL (no OpenCL C source)";
-    }
-    Built b = build_per_slot(p, nullptr, options);
-    bool any = false;
-    for (cl_program pp : b.programs) any |= pp != nullptr;
-    out.per_platform = std::move(b.programs);
-    out.mode = any ? Mode::Whole : Mode::Failed;
-    out.reason = any ? why : b.why;
-    if (any) log_line(1, "program not partition-ready (" + why + "); kernels run unsplit");
-    return out;
-  }
-  return prepare_source(p, source, options, originals);
-}
-
-PreparedProgram prepare_source(cl_program p, const std::string& source, const std::string& options,
-                               const std::vector<cl_program>* originals) {
-  Runtime& rt = runtime();
-  PreparedProgram out;
-  std::string why;
   std::string cc = find_cc(rt.controls.cc);
   if (cc.empty()) {
-    why = "libsplit-cc not found";
+    *why = "libsplit-cc not found";
   } else {
     std::vector<cl_device_id> ids;
     for (const auto& d : rt.devices) ids.push_back(d.id);
@@ -152,12 +215,12 @@ PreparedProgram prepare_source(cl_program p, const std::string& source, const st
     log_line(2, "libsplit-cc device macro sets (options '" + options + "'): " + listed);
     CcResult r = run_cc(cc, source, options, sets);
     if (!r.ok) {
-      why = r.error;
+      *why = r.error;
     } else {
       std::string perr;
       auto summary = parse_summary(r.summary_json, &perr);
       if (!summary) {
-        why = "unreadable summary: " + perr;
+        *why = "unreadable summary: " + perr;
       } else {
         Built b = build_per_slot(p, &r.partition_ready, options);
         if (b.all) {
@@ -167,7 +230,7 @@ PreparedProgram prepare_source(cl_program p, const std::string& source, const st
           return out;
         }
         release_all(b.programs);
-        why = b.why.empty() ? "partition-ready program did not build" : b.why;
+        *why = b.why.empty() ? "partition-ready program did not build" : b.why;
       }
     }
   }
@@ -181,16 +244,77 @@ PreparedProgram prepare_source(cl_program p, const std::string& source, const st
     Built b = build_per_slot(p, &source, options);
     if (!b.all) {
       release_all(b.programs);
-      out.mode = Mode::Failed;
-      out.reason = b.why.empty() ? why : b.why;
-      return out;
+      if (!b.why.empty()) *why = b.why;
+      return std::nullopt;
     }
     out.per_platform = std::move(b.programs);
   }
   out.mode = plain ? Mode::Plain : Mode::Whole;
-  out.reason = why;
-  log_line(1, "program not partition-ready (" + why + "); kernels " +
+  out.reason = *why;
+  log_line(1, "program not partition-ready (" + *why + "); kernels " +
                   (plain ? "split without rewrite (plain, whole-buffer merge)" : "run unsplit"));
+  return out;
+}
+
+// Any program: its source (or the source of a binary libsplit handed out),
+// else its separately compiled units linked again, else binaries or IL run
+// whole (the app's, else those of the app's own build), else nothing.
+PreparedProgram prepare(cl_program p, const std::string& source, const std::string& options,
+                        const std::vector<cl_program>* originals) {
+  Runtime& rt = runtime();
+  std::string why;
+  if (p->from_source) {
+    if (auto r = prepare_source(p, source, options, originals, &why)) return std::move(*r);
+  } else if (p->il.empty() && !p->binaries.empty()) {
+    std::string dir = binary_origins_dir(rt.controls.cache_dir);
+    if (auto origin = find_binary_origin(dir, p->binaries, &why)) {
+      log_line(1, "program from a binary libsplit handed out: source and options restored");
+      if (auto r = prepare_source(p, origin->source, origin->options, nullptr, &why))
+        return std::move(*r);
+    }
+  }
+  PreparedProgram out;
+  if (p->units_known && !p->units.empty()) {
+    bool plain = rt.controls.plain_split;
+    for (const CompileUnit& u : p->units) plain &= plain_split_safe(u.source);
+    Built b = link_per_slot(p);
+    if (b.all) {
+      out.mode = plain ? Mode::Plain : Mode::Whole;
+      out.reason = "linked from separately compiled units";
+      out.per_platform = std::move(b.programs);
+      log_line(1, "program linked from " + std::to_string(p->units.size()) + " units; kernels " +
+                      (plain ? "split without rewrite (plain)" : "run unsplit"));
+      return out;
+    }
+    release_all(b.programs);
+    if (!b.why.empty()) why = b.why;
+  }
+  // Binaries or IL: the app's, else those of the app's own build (its
+  // devices then run the kernels whole).
+  Binaries own;
+  for (size_t i = 0; i < p->binary_devices.size(); ++i)
+    own.devices.push_back(p->binary_devices[i]), own.data.push_back(p->binaries[i]);
+  if (own.devices.empty() && p->il.empty()) own = native_binaries(p);
+  if (!own.devices.empty() || !p->il.empty()) {
+    Built b = build_per_slot(p, nullptr, options, own.devices.empty() ? nullptr : &own);
+    bool any = false;
+    for (cl_program pp : b.programs) any |= pp != nullptr;
+    if (any) {
+      out.mode = Mode::Whole;
+      out.reason = p->from_source || p->units_known
+                       ? "source did not build on libsplit's devices: " + why + "; the app's binaries run"
+                       : !p->il.empty() ? "a program from IL (no OpenCL C source)"
+                       : !why.empty() ? why
+                       : "program from binary, or linked from objects of unknown source";
+      out.per_platform = std::move(b.programs);
+      log_line(1, "program not partition-ready (" + out.reason + "); kernels run unsplit");
+      return out;
+    }
+    if (why.empty()) why = b.why;
+    release_all(b.programs);
+  }
+  out.mode = Mode::Failed;
+  out.reason = why;
   return out;
 }
 
@@ -366,9 +490,52 @@ cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
       return nullptr;
     }
     kernels[device] = real().clCreateKernel(p, k->name.c_str(), err);
+    if (!kernels[device]) return nullptr;
   }
   *err = CL_SUCCESS;
   return kernels[device];
+}
+
+cl_int check_executable(cl_kernel k, unsigned device) {
+  Runtime& rt = runtime();
+  cl_program p = k->program;
+  if (p->mode == Mode::Unprepared || p->mode == Mode::Preparing) {
+    std::lock_guard exec(rt.exec_mutex);
+    prepare_program(p, device);
+  }
+  unsigned slot = rt.devices[device].slot;
+  // Still preparing: prepare_program returned because the original source
+  // is built for this device's platform.
+  if (p->mode == Mode::Preparing) return CL_SUCCESS;
+  cl_program built = p->mode != Mode::Failed && slot < p->per_platform.size() ? p->per_platform[slot] : nullptr;
+  bool has_device = built != nullptr;
+  if (built && p->mode == Mode::Whole) {
+    // Programs from binaries exist only for the devices that had one.
+    cl_uint n = 0;
+    real().clGetProgramInfo(built, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, nullptr);
+    std::vector<cl_device_id> ids(n);
+    real().clGetProgramInfo(built, CL_PROGRAM_DEVICES, n * sizeof(cl_device_id), ids.data(), nullptr);
+    has_device = std::find(ids.begin(), ids.end(), rt.devices[device].id) != ids.end();
+  }
+  if (has_device) return CL_SUCCESS;
+  log_line(1, "launch of " + k->name + " refused (CL_INVALID_PROGRAM_EXECUTABLE): no executable on " +
+                  rt.devices[device].name + (p->mode_reason.empty() ? "" : ": " + p->mode_reason));
+  return CL_INVALID_PROGRAM_EXECUTABLE;
+}
+
+bool non_uniform_allowed(cl_device_id device, cl_program p) {
+  std::string options = p->options + " " + p->link_options;
+  for (const CompileUnit& u : p->units) options += " " + u.options;
+  if (options.find("-cl-uniform-work-group-size") != std::string::npos) return false;
+  if (options.find("-cl-std=CL2") == std::string::npos && options.find("-cl-std=CL3") == std::string::npos)
+    return false;
+  cl_bool support = CL_FALSE;
+  if (real().clGetDeviceInfo(device, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof support,
+                             &support, nullptr) == CL_SUCCESS)
+    return support == CL_TRUE;
+  char version[64] = {};
+  real().clGetDeviceInfo(device, CL_DEVICE_VERSION, sizeof version - 1, version, nullptr);
+  return std::string_view(version).rfind("OpenCL 2.", 0) == 0;
 }
 
 }  // namespace libsplit

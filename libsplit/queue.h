@@ -17,6 +17,21 @@ cl_int check_queue_and_waits(cl_command_queue q, cl_uint num_waits, const cl_eve
 cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, const cl_event* waits,
                cl_event* out_event, bool blocking, std::function<cl_int()> run);
 
+// Profiling: called by a command while it runs (on the thread running it)
+// for each piece of device work, with the device's own profiling times
+// (CL_PROFILING_COMMAND_START / END of the sub-launch on runtime device
+// `device`). The app's event then reports START at the earliest start and
+// END at the latest end, converted to the host clock; a command that reports
+// nothing gets START/END around its host-side execution.
+void report_device_span(unsigned device, cl_ulong device_start, cl_ulong device_end);
+// The same for app event `e` (from a device completion callback). The
+// device's clock offset must have been measured before (device_to_host_ns
+// from a launch thread): measuring enqueues on the device's queue.
+void report_device_span(cl_event e, unsigned device, cl_ulong device_start, cl_ulong device_end);
+
+// A device's profiling time on the host clock (now_ns()).
+cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns);
+
 // Keeps objects alive while a command is queued.
 struct Retained {
   std::vector<cl_mem> mems;

@@ -22,6 +22,7 @@ namespace {
 
 const std::string kTwoDevices = "pthread basic";
 constexpr int CL_INVALID_OPERATION_CODE = -59;
+constexpr int CL_INVALID_MEM_OBJECT_CODE = -38;
 const std::string kFourDevices = "pthread pthread basic basic";
 
 bool exists(const std::string& p) { return access(p.c_str(), X_OK) == 0; }
@@ -162,8 +163,24 @@ TEST(Preload, UnsupportedEntryPointsFailCleanly) {
             "clSVMAlloc null=1\n"
             "clCreateSampler = " + invalid_operation + " null=1\n"
             "clCreatePipe = " + invalid_operation + " null=1\n"
-            "clGetSupportedImageFormats = " + invalid_operation + "\n"
+            "clGetSupportedImageFormats = 0 formats=0\n"
+            "advertised: images=0 read_image_args=0 svm=0 native_kernels=0 image_features=0\n"
+            "clGetPipeInfo(buffer) = " + std::to_string(CL_INVALID_MEM_OBJECT_CODE) + "\n"
             "extension lookup: known=1 unknown_null=1\n");
+}
+
+// A launch that cannot run fails at clEnqueueNDRangeKernel with the native
+// code (the native PoCL returns the same -45 here, then trips an assertion of
+// its own at the next launch, so this is not compared with a native run).
+TEST(Preload, LaunchWithoutExecutableFailsAtEnqueue) {
+  auto r = run_child({RT_APP, "noexec"}, shim_env(kTwoDevices, true));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "launch on device 1 = -45\n"
+            "out[0]=0 out[63]=0\n"
+            "launch on device 0 = 0\n"
+            "out[0]=40 out[63]=103\n");
+  EXPECT_NE(r.err.find("refused (CL_INVALID_PROGRAM_EXECUTABLE)"), std::string::npos) << r.err;
 }
 
 TEST(Preload, GroupQueriesRunWholeWithoutTheCompiler) {

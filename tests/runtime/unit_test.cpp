@@ -1,9 +1,12 @@
 // Unit tests of the shim's pure pieces: interval sets, the device-set syntax,
-// the controls table.
+// the controls table, the capture of program sources, binary origins.
 #include "binary_origins.h"
 #include "controls.h"
 #include "device_set.h"
 #include "interval_set.h"
+#include "program_source.h"
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -194,4 +197,51 @@ TEST(BinaryOrigins, RecordedBinariesFindTheirSourceAndOthersSayWhy) {
   ASSERT_EQ(stat(entry.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   std::filesystem::remove_all(templ);
+}
+
+// ---- program_source: what a build read, captured as one text ----
+
+TEST(ProgramSource, EmbeddedHeadersInlinedRecursivelyPragmaOnceOnce) {
+  std::vector<EmbeddedHeader> headers = {
+      {"defs.h", "#pragma once\nint twice(int x);\n"},
+      {"ops/math.h", "#include \"defs.h\"\nint thrice(int x);\n"}};
+  std::string out = inline_includes(
+      "#include \"ops/math.h\"\n  #  include \"defs.h\"\n#include <unknown_system.h>\nkernel void k() {}\n", "",
+      headers);
+  EXPECT_EQ(out, "int twice(int x);\nint thrice(int x);\n#include <unknown_system.h>\nkernel void k() {}\n");
+}
+
+TEST(ProgramSource, IncludeDirectoriesReadAtCaptureTime) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ls_inc_" + std::to_string(getpid()));
+  fs::create_directories(dir / "sub");
+  auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+  write(dir / "a.h", "#ifndef A_H\n#define A_H\n#include \"sub/b.h\"\n#endif\n");
+  write(dir / "sub" / "b.h", "#include \"c.h\"\n#define B 2\n");  // c.h next to b.h
+  write(dir / "sub" / "c.h", "#define C 3\n");
+  std::string out = inline_includes("#include \"a.h\"\n#include <a.h>\nint x = B + C;\n",
+                                    "-DX=1 -I " + dir.string() + " -cl-std=CL1.2", {});
+  fs::remove_all(dir);
+  // Include guards stay (the second inclusion is inlined and skipped by them).
+  const std::string a = "#ifndef A_H\n#define A_H\n#define C 3\n#define B 2\n#endif\n";
+  EXPECT_EQ(out, a + a + "int x = B + C;\n");
+}
+
+TEST(ProgramSource, SingleSourceScopesEachUnitsMacros) {
+  std::string options = "-cl-fast-relaxed-math";
+  std::string out = single_source(
+      {{"#define LOCAL 1\nint f(void) { return LOCAL + BIAS; }\n", "-DBIAS=3 -cl-std=CL1.2"},
+       {"int g(void) { return 2; }\n", "-UBIAS -I /gone -cl-std=CL1.2"}},
+      &options);
+  EXPECT_EQ(out,
+            "#define BIAS 3\n#define LOCAL 1\nint f(void) { return LOCAL + BIAS; }\n\n"
+            "#undef BIAS\n#undef LOCAL\n"
+            "#undef BIAS\nint g(void) { return 2; }\n\n");
+  EXPECT_EQ(options, "-cl-fast-relaxed-math -cl-std=CL1.2");
+  // Macros of an include-guarded header stay defined with their guard.
+  std::string header = "#ifndef H\n#define H\n#define SCALE 3\n#if 1\n#define INNER 1\n#endif\n#endif\n#define AFTER 2\n";
+  options.clear();
+  EXPECT_EQ(single_source({{header, ""}}, &options), header + "\n#undef AFTER\n");
+  EXPECT_EQ(link_options_for_build("-create-library -enable-link-options -cl-no-signed-zeros"),
+            "-cl-no-signed-zeros");
 }

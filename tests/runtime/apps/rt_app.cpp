@@ -549,11 +549,86 @@ int unsupported(Cl& cl) {
   printf("clCreatePipe = %d null=%d\n", err, pipe == nullptr);
   if (pipe) clReleaseMemObject(pipe);
   cl_uint formats = 0;
-  printf("clGetSupportedImageFormats = %d\n",
-         clGetSupportedImageFormats(cl.ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &formats));
+  cl_int formats_err =
+      clGetSupportedImageFormats(cl.ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &formats);
+  printf("clGetSupportedImageFormats = %d formats=%u\n", formats_err, formats);
+  // While splitting, what is refused is not advertised either.
+  cl_bool images = CL_TRUE;
+  cl_device_svm_capabilities svm_caps = 0;
+  cl_device_exec_capabilities exec = 0;
+  cl_uint read_images = 0;
+  clGetDeviceInfo(cl.device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  clGetDeviceInfo(cl.device, CL_DEVICE_SVM_CAPABILITIES, sizeof svm_caps, &svm_caps, nullptr);
+  clGetDeviceInfo(cl.device, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof exec, &exec, nullptr);
+  clGetDeviceInfo(cl.device, CL_DEVICE_MAX_READ_IMAGE_ARGS, sizeof read_images, &read_images, nullptr);
+  size_t n = 0;
+  clGetDeviceInfo(cl.device, CL_DEVICE_EXTENSIONS, 0, nullptr, &n);
+  std::string extensions(n, '\0');
+  clGetDeviceInfo(cl.device, CL_DEVICE_EXTENSIONS, n, extensions.data(), nullptr);
+  clGetDeviceInfo(cl.device, CL_DEVICE_OPENCL_C_FEATURES, 0, nullptr, &n);
+  std::vector<cl_name_version> features(n / sizeof(cl_name_version));
+  clGetDeviceInfo(cl.device, CL_DEVICE_OPENCL_C_FEATURES, n, features.data(), nullptr);
+  bool image_feature = extensions.find("image") != std::string::npos;
+  for (auto& f : features) image_feature |= std::string(f.name).find("image") != std::string::npos;
+  printf("advertised: images=%d read_image_args=%u svm=%d native_kernels=%d image_features=%d\n",
+         images, read_images, svm_caps != 0, (exec & CL_EXEC_NATIVE_KERNEL) != 0, image_feature);
+  cl_mem buffer = clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  cl_uint packet = 0;
+  printf("clGetPipeInfo(buffer) = %d\n", clGetPipeInfo(buffer, CL_PIPE_PACKET_SIZE, sizeof packet, &packet, nullptr));
+  clReleaseMemObject(buffer);
   void* fn = clGetExtensionFunctionAddressForPlatform(cl.platform, "clCreateBuffer");
   void* none = clGetExtensionFunctionAddressForPlatform(cl.platform, "clNoSuchFunctionKHR");
   printf("extension lookup: known=%d unknown_null=%d\n", fn != nullptr, none == nullptr);
+  return 0;
+}
+
+// A program whose executable exists for one device of a two-device context
+// (created from that device's binary): a launch on the other device's queue
+// fails at enqueue (CL_INVALID_PROGRAM_EXECUTABLE), one on the first runs.
+int noexec(Cl& cl) {
+  cl_device_id devices[2];
+  cl_uint n = 0;
+  CHECK(clGetDeviceIDs(cl.platform, CL_DEVICE_TYPE_ALL, 2, devices, &n));
+  if (n < 2) {
+    printf("one device\n");
+    return 0;
+  }
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, 2, devices, nullptr, nullptr, &err);
+  CHECK(err);
+  const char* src = "__kernel void put(__global int* out) { out[get_global_id(0)] = 40 + (int)get_global_id(0); }";
+  cl_program from_source = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(from_source, 1, &devices[0], "", nullptr, nullptr));
+  size_t size = 0;
+  CHECK(clGetProgramInfo(from_source, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
+  std::vector<unsigned char> binary(size);
+  unsigned char* data = binary.data();
+  CHECK(clGetProgramInfo(from_source, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr));
+  const unsigned char* cdata = data;
+  cl_program p = clCreateProgramWithBinary(ctx, 1, &devices[0], &size, &cdata, nullptr, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(p, 1, &devices[0], "", nullptr, nullptr));
+  cl_kernel k = clCreateKernel(p, "put", &err);
+  CHECK(err);
+  int out[64] = {0};
+  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof out, out, &err);
+  CHECK(err);
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  size_t global = 64, local = 8;
+  for (int d = 1; d >= 0; --d) {
+    cl_command_queue q = clCreateCommandQueue(ctx, devices[d], 0, &err);
+    CHECK(err);
+    printf("launch on device %d = %d\n", d, clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof out, out, 0, nullptr, nullptr));
+    printf("out[0]=%d out[63]=%d\n", out[0], out[63]);
+    clReleaseCommandQueue(q);
+  }
+  clReleaseMemObject(m);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  clReleaseProgram(from_source);
+  clReleaseContext(ctx);
   return 0;
 }
 
@@ -578,6 +653,7 @@ int main(int argc, char** argv) {
   if (s == "errors") return errors(cl);
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
+  if (s == "noexec") return noexec(cl);
   fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }
