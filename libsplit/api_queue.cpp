@@ -302,6 +302,14 @@ cl_int clFlush(cl_command_queue q) {
 
 cl_int clFinish(cl_command_queue q) {
   if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
+  const cl_ulong start = now_ns();
+  struct Report {
+    cl_ulong start;
+    ~Report() {
+      if (runtime().controls.log >= 3)
+        log_line(3, "host time of clFinish: " + std::to_string((now_ns() - start) / 1000) + " us");
+    }
+  } report{start};
   {
     std::unique_lock lock(q->mutex);
     q->idle_cv.wait(lock, [&] { return q->in_flight == 0; });

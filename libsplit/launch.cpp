@@ -113,6 +113,7 @@ void describe(Launch& L) {
 cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
                       const std::vector<ArgValue>& args) {
   Runtime& rt = runtime();
+  const cl_ulong t0 = now_ns();
   prepare_program(k->program, q->home);
   if (k->program->mode == _cl_program::Mode::Failed) return CL_INVALID_PROGRAM_EXECUTABLE;
   deliver_reports();
@@ -122,14 +123,28 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   L.spec = spec;
   L.args = args;
   L.id = ++rt.launches;
+  const cl_ulong t1 = now_ns();
   describe(L);
-  if (!L.split) return run_whole(L, q->home, nullptr);
+  const cl_ulong t2 = now_ns();
+  auto timing = [&](const char* how, cl_ulong t3, cl_ulong t4) {
+    if (rt.controls.log >= 3)
+      log_line(3, "host time of launch " + std::to_string(L.id) + " (" + how + "): prepare " +
+                      std::to_string((t1 - t0) / 1000) + " us, describe " +
+                      std::to_string((t2 - t1) / 1000) + " us, plan " + std::to_string((t3 - t2) / 1000) +
+                      " us, run " + std::to_string((t4 - t3) / 1000) + " us");
+  };
+  if (!L.split) {
+    cl_int err = run_whole(L, q->home, nullptr);
+    timing("whole", t2, now_ns());
+    return err;
+  }
 
   std::unique_ptr<sched::LaunchPlan> plan = rt.scheduler->plan(L.key, L.total_groups);
   // Probes read the launch's inputs: copy them before the real work runs.
   std::shared_ptr<StagedProbes> probes;
   if (std::vector<sched::Chunk> wanted = plan->probes(); !wanted.empty())
     probes = stage_probes(L, wanted);
+  const cl_ulong t3 = now_ns();
   cl_int err;
   if (std::optional<unsigned> whole = plan->whole_device()) {
     L.why_whole = "scheduler chose device " + std::to_string(*whole);
@@ -141,6 +156,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     err = run_split(L, *plan);
   }
   if (probes) start_probes(L, std::move(probes));
+  timing(plan->whole_device() ? "whole by plan" : "split", t3, now_ns());
   return err;
 }
 
@@ -299,6 +315,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   LaunchSpec spec;
   spec.dims = work_dim;
   Runtime& rt = runtime();
+  const cl_ulong validate_start = now_ns();
   size_t reqd[3] = {0, 0, 0};
   real().clGetKernelWorkGroupInfo(k->native, q->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
                                   sizeof reqd, reqd, nullptr);
@@ -360,8 +377,15 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   for (auto& a : args)
     if (a.kind == ArgValue::Kind::Mem) hold->add(a.mem);
   if (any_zero) return enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, ev, false, nullptr);
-  return enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, ev, false,
-                 [=] { return (void)hold, execute_launch(q, k, spec, args); });
+  if (rt.controls.log >= 3)
+    log_line(3, "host time of enqueue validation: " +
+                    std::to_string((now_ns() - validate_start) / 1000) + " us");
+  const cl_ulong enqueue_start = now_ns();
+  cl_int err = enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, ev, false,
+                       [=] { return (void)hold, execute_launch(q, k, spec, args); });
+  if (rt.controls.log >= 3)
+    log_line(3, "host time of enqueue: " + std::to_string((now_ns() - enqueue_start) / 1000) + " us");
+  return err;
 }
 
 cl_int clEnqueueTask(cl_command_queue q, cl_kernel k, cl_uint n, const cl_event* waits, cl_event* ev) {

@@ -1,5 +1,6 @@
 #include "runtime.h"
 
+#include "objects.h"
 #include "real_api.h"
 #include "trace.h"
 
@@ -120,7 +121,14 @@ Runtime* create_runtime() {
 }  // namespace
 
 Runtime& runtime() {
-  static Runtime* rt = create_runtime();
+  static Runtime* rt = [] {
+    const cl_ulong t0 = now_ns();
+    Runtime* created = create_runtime();
+    if (created->controls.log >= 1 && created->splitting)
+      fprintf(stderr, "libsplit: %zu devices ready in %llu ms\n", created->devices.size(),
+              static_cast<unsigned long long>((now_ns() - t0) / 1000000));
+    return created;
+  }();
   return *rt;
 }
 
