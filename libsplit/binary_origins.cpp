@@ -67,6 +67,41 @@ bool make_dirs(const std::string& dir) {
 
 }  // namespace
 
+bool write_private_file(const std::string& dir, const std::string& name, const std::string& bytes,
+                        std::string* why) {
+  if (!make_dirs(dir)) {
+    *why = "cannot create " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string tmp = dir + "/.tmp-" + name.substr(0, 16) + "-XXXXXX";
+  int fd = ::mkstemp(tmp.data());  // 0600
+  if (fd < 0) {
+    *why = "cannot create a file in " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+  ::close(fd);
+  if (done != bytes.size() || ::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) {
+    *why = "cannot write " + tmp + ": " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string cache_base_dir(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/libsplit";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/libsplit";
+  return "/tmp/libsplit-cache-" + std::to_string(::getuid());
+}
+
 std::string sha256_hex(const unsigned char* data, size_t size) {
   std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -89,44 +124,16 @@ std::string sha256_hex(const unsigned char* data, size_t size) {
 }
 
 std::string binary_origins_dir(const std::string& configured) {
-  std::string base;
-  if (!configured.empty()) base = configured;
-  else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) base = std::string(x) + "/libsplit";
-  else if (const char* h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.cache/libsplit";
-  else base = "/tmp/libsplit-cache-" + std::to_string(::getuid());
-  return base + "/binaries";
+  return cache_base_dir(configured) + "/binaries";
 }
 
 bool record_binary_origin(const std::string& dir, const unsigned char* binary, size_t size,
                           const BinaryOrigin& origin, std::string* why) {
-  if (!make_dirs(dir)) {
-    *why = "cannot create " + dir + ": " + std::strerror(errno);
-    return false;
-  }
   std::string key = sha256_hex(binary, size);
-  std::string tmp = dir + "/.tmp-" + key.substr(0, 16) + "-XXXXXX";
-  int fd = ::mkstemp(tmp.data());  // 0600
-  if (fd < 0) {
-    *why = "cannot create a file in " + dir + ": " + std::strerror(errno);
-    return false;
-  }
   std::string text = std::string(kMagic) + "\n" + key + "\n" + std::to_string(size) + " " +
                      std::to_string(origin.options.size()) + " " +
                      std::to_string(origin.source.size()) + "\n" + origin.options + origin.source;
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += size_t(n);
-  }
-  ::close(fd);
-  if (done != text.size() || ::rename(tmp.c_str(), (dir + "/" + key + ".origin").c_str()) != 0) {
-    *why = "cannot write " + tmp + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
+  return write_private_file(dir, key + ".origin", text, why);
 }
 
 std::optional<BinaryOrigin> find_binary_origin(const std::string& dir,

@@ -8,6 +8,7 @@
 
 #include "binary_origins.h"
 #include "cc_client.h"
+#include "device_binaries.h"
 #include "device_macros.h"
 #include "program_source.h"
 #include "real_api.h"
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
@@ -62,17 +64,60 @@ std::vector<cl_device_id> slot_devices(unsigned slot) {
   return ids;
 }
 
-// Builds `source`, else `binaries`, else p's IL on every platform slot.
+// A source program built for `ids` on a slot's context from the device
+// binaries of an earlier build of the same source (device_binaries.h).
+cl_program from_device_binaries(unsigned slot, const std::vector<cl_device_id>& ids,
+                                const std::string& key, const std::string& options) {
+  auto bins = load_device_binaries(key, ids.size());
+  if (!bins) return nullptr;
+  std::vector<size_t> lengths;
+  std::vector<const unsigned char*> ptrs;
+  for (auto& b : *bins) lengths.push_back(b.size()), ptrs.push_back(b.data());
+  cl_int err = CL_SUCCESS;
+  cl_program prog = real().clCreateProgramWithBinary(runtime().contexts[slot], cl_uint(ids.size()), ids.data(),
+                                                     lengths.data(), ptrs.data(), nullptr, &err);
+  if (prog && real().clBuildProgram(prog, cl_uint(ids.size()), ids.data(), options.c_str(), nullptr,
+                                    nullptr) == CL_SUCCESS)
+    return prog;
+  if (prog) real().clReleaseProgram(prog);
+  return nullptr;
+}
+
+// The platform slots, those holding the app's own devices first (a program
+// still preparing runs there).
+std::vector<unsigned> slot_order(cl_program p) {
+  Runtime& rt = runtime();
+  std::vector<unsigned> order;
+  for (cl_device_id id : p->context->devices)
+    if (int d = rt.device_index(id); d >= 0 &&
+        std::find(order.begin(), order.end(), rt.devices[d].slot) == order.end())
+      order.push_back(rt.devices[d].slot);
+  for (unsigned s = 0; s < rt.platforms.size(); ++s)
+    if (std::find(order.begin(), order.end(), s) == order.end()) order.push_back(s);
+  return order;
+}
+
+// Builds `source` (through cached device binaries when it was built before),
+// else `binaries`, else p's IL on every platform slot; `built(slot, program)`
+// hears of each slot as soon as it is ready.
 Built build_per_slot(cl_program p, const std::string* source, const std::string& options,
-                     const Binaries* binaries = nullptr) {
+                     const Binaries* binaries = nullptr,
+                     const std::function<void(unsigned, cl_program)>& built = nullptr) {
   Runtime& rt = runtime();
   Built out;
   out.programs.assign(rt.platforms.size(), nullptr);
-  for (unsigned s = 0; s < rt.platforms.size(); ++s) {
+  for (unsigned s : slot_order(p)) {
     std::vector<cl_device_id> ids = slot_devices(s);
     cl_int err = CL_SUCCESS;
     cl_program prog = nullptr;
+    std::string key;
     if (source) {
+      key = device_binary_key(*source, options, ids);
+      if (cl_program cached = from_device_binaries(s, ids, key, options)) {
+        out.programs[s] = cached;
+        if (built) built(s, cached);
+        continue;
+      }
       const char* text = source->c_str();
       prog = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
     } else if (binaries) {
@@ -107,7 +152,9 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
       out.all = false;
       continue;
     }
+    if (source) store_device_binaries(key, prog, ids.size());
     out.programs[s] = prog;
+    if (built) built(s, prog);
   }
   return out;
 }
@@ -372,6 +419,7 @@ void start_preparation(cl_program p) {
     p->originals_ready = false;
     p->prepared.reset();
     release_all(p->originals);
+    p->originals.assign(rt.platforms.size(), nullptr);
   }
   if (!p->from_source || rt.controls.sync_prepare) {
     p->mode = Mode::Unprepared;
@@ -386,18 +434,23 @@ void start_preparation(cl_program p) {
   retain(p);
   std::thread([p, generation, source = p->source, options = p->options] {
     const cl_ulong t0 = now_ns();
-    Built originals = build_per_slot(p, &source, options);
+    // Each slot's original is published as soon as it is built: the first
+    // launches need only the app's device's.
+    Built originals = build_per_slot(p, &source, options, nullptr, [&](unsigned slot, cl_program prog) {
+      {
+        std::lock_guard lock(p->prep_mutex);
+        if (generation != p->prep_generation) return;
+        real().clRetainProgram(prog);
+        p->originals[slot] = prog;
+      }
+      p->prep_cv.notify_all();
+    });
     log_line(2, "preparation: original source built in " + ms_since(t0));
     bool current;
     {
       std::lock_guard lock(p->prep_mutex);
       current = generation == p->prep_generation;
-      if (current) {
-        p->originals = originals.programs;
-        for (cl_program pp : p->originals)
-          if (pp) real().clRetainProgram(pp);
-        p->originals_ready = true;
-      }
+      if (current) p->originals_ready = true;
     }
     p->prep_cv.notify_all();
     auto prepared = std::make_shared<PreparedProgram>();
@@ -430,7 +483,7 @@ void prepare_program(cl_program p, unsigned home) {
     // Run on the original source as soon as it is built for the home
     // device's platform; otherwise wait for the job's final answer.
     p->prep_cv.wait(lock, [&] {
-      return p->prepared || (p->originals_ready && slot < p->originals.size() && p->originals[slot]);
+      return p->prepared || (slot < p->originals.size() && p->originals[slot]);
     });
     if (!p->prepared) return;
     std::shared_ptr<PreparedProgram> r = std::move(p->prepared);
