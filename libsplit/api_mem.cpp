@@ -63,6 +63,14 @@ cl_mem create_buffer(cl_context ctx, const cl_mem_properties* properties, cl_mem
   m->store = std::move(store);
   if (properties) m->properties.push_back(0);
   register_mem(m);
+  // Contents given at creation go to the device of a one-device context at
+  // once, as natively (USE_HOST_PTR memory stays the app's until used).
+  if ((flags & CL_MEM_COPY_HOST_PTR) && ctx->devices.size() == 1) {
+    if (int home = runtime().device_index(ctx->devices[0]); home >= 0) {
+      std::lock_guard exec(runtime().exec_mutex);
+      ensure_device(*m->store, unsigned(home), {0, size});
+    }
+  }
   if (err) *err = CL_SUCCESS;
   return m;
 }
@@ -249,11 +257,17 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
   return enqueue(q, CL_COMMAND_WRITE_BUFFER, n, waits, ev, blocking, [=] {
     (void)hold;
     Range r = root_range(m, offset, size);
-    if (runtime().controls.deferred_writes)
+    if (runtime().controls.deferred_writes) {
       deferred_write(*m->store, r.begin, ptr, size);
-    else
-      std::memmove(m->store->shadow + r.begin, ptr, size);
+      wrote_host(*m->store, r);
+      return CL_SUCCESS;
+    }
+    std::memmove(m->store->shadow + r.begin, ptr, size);
     wrote_host(*m->store, r);
+    // On to the queue's device at once, as the native runtime does: a launch
+    // there then finds its data (the upload is not deferred into it). The
+    // host copy is valid whatever happens to this copy.
+    ensure_device(*m->store, q->home, r);
     return CL_SUCCESS;
   });
 }
