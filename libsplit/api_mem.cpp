@@ -68,7 +68,8 @@ cl_mem create_buffer(cl_context ctx, const cl_mem_properties* properties, cl_mem
   if ((flags & CL_MEM_COPY_HOST_PTR) && ctx->devices.size() == 1) {
     if (int home = runtime().device_index(ctx->devices[0]); home >= 0) {
       std::lock_guard exec(runtime().exec_mutex);
-      ensure_device(*m->store, unsigned(home), {0, size});
+      if (ensure_device(*m->store, unsigned(home), {0, size}) == CL_SUCCESS)
+        real().clFinish(runtime().devices[unsigned(home)].queue);
     }
   }
   if (err) *err = CL_SUCCESS;
@@ -265,9 +266,11 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
     std::memmove(m->store->shadow + r.begin, ptr, size);
     wrote_host(*m->store, r);
     // On to the queue's device at once, as the native runtime does: a launch
-    // there then finds its data (the upload is not deferred into it). The
-    // host copy is valid whatever happens to this copy.
-    ensure_device(*m->store, q->home, r);
+    // there then finds its data (the upload is not deferred into it), and a
+    // blocking write returns once it is there. The host copy is valid
+    // whatever happens to this copy.
+    if (ensure_device(*m->store, q->home, r) == CL_SUCCESS && blocking)
+      real().clFinish(runtime().devices[q->home].queue);
     return CL_SUCCESS;
   });
 }

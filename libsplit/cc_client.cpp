@@ -50,28 +50,6 @@ std::string our_directory() {
 
 }  // namespace
 
-std::vector<std::string> split_options(const std::string& options) {
-  std::vector<std::string> words;
-  std::string cur;
-  bool in_word = false;
-  char quote = 0;
-  for (char c : options) {
-    if (quote) {
-      if (c == quote) quote = 0;
-      else cur += c;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) words.push_back(cur), cur.clear(), in_word = false;
-    } else {
-      cur += c;
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(cur);
-  return words;
-}
 
 std::string find_cc(const std::string& configured) {
   if (!configured.empty()) return executable(configured) ? configured : "";

@@ -1,6 +1,8 @@
 // Running libsplit-cc out of process (posix_spawn, no shell).
 #pragma once
 
+#include "program_source.h"
+
 #include <string>
 #include <vector>
 
@@ -23,7 +25,5 @@ std::string find_cc(const std::string& configured);
 CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options,
                 const std::vector<std::string>& device_macro_sets = {});
 
-// Splits build options into words (whitespace separated, "..." and '...' kept together).
-std::vector<std::string> split_options(const std::string& options);
 
 }  // namespace libsplit

@@ -7,12 +7,7 @@
 
 namespace libsplit {
 
-namespace {
-
-namespace fs = std::filesystem;
-
-// Build-option words, quotes removed ("-D X=\"a b\"" is one word).
-std::vector<std::string> option_words(const std::string& options) {
+std::vector<std::string> split_options(const std::string& options) {
   std::vector<std::string> words;
   std::string cur;
   bool in_word = false;
@@ -35,9 +30,14 @@ std::vector<std::string> option_words(const std::string& options) {
   return words;
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+
 std::vector<std::string> include_dirs(const std::string& options) {
   std::vector<std::string> dirs;
-  auto words = option_words(options);
+  auto words = split_options(options);
   for (size_t i = 0; i < words.size(); ++i) {
     std::string dir;
     if (words[i] == "-I" && i + 1 < words.size()) dir = words[++i];
@@ -193,10 +193,10 @@ std::string inline_includes(const std::string& source, const std::string& option
 
 std::string single_source(const std::vector<CompileUnit>& units, std::string* options) {
   std::string out;
-  std::vector<std::string> kept = option_words(*options);
+  std::vector<std::string> kept = split_options(*options);
   for (const CompileUnit& unit : units) {
     std::string before, after;
-    auto words = option_words(unit.options);
+    auto words = split_options(unit.options);
     for (size_t i = 0; i < words.size(); ++i) {
       std::string w = words[i];
       if ((w == "-D" || w == "-U" || w == "-I") && i + 1 < words.size()) w += words[++i];
@@ -227,7 +227,7 @@ std::string single_source(const std::vector<CompileUnit>& units, std::string* op
 
 std::string link_options_for_build(const std::string& link_options) {
   std::string out;
-  for (const std::string& w : option_words(link_options))
+  for (const std::string& w : split_options(link_options))
     if (w != "-create-library" && w != "-enable-link-options") out += (out.empty() ? "" : " ") + w;
   return out;
 }

@@ -41,4 +41,7 @@ std::string single_source(const std::vector<CompileUnit>& units, std::string* op
 // -enable-link-options).
 std::string link_options_for_build(const std::string& link_options);
 
+// Splits build options into words (whitespace separated, "..." and '...' kept together).
+std::vector<std::string> split_options(const std::string& options);
+
 }  // namespace libsplit
