@@ -10,7 +10,6 @@
 #include "queue.h"
 #include "real_api.h"
 
-#include <cstdlib>
 #include <sstream>
 
 namespace libsplit {
@@ -41,8 +40,6 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
     if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
   real().clFlush(dq);
 
-  static const bool sync_whole = getenv("LIBSPLIT_EXPERIMENT_SYNC_WHOLE") != nullptr;
-  if (sync_whole) real().clFinish(dq);
   // What the completion callback reports (the Launch itself is gone by then).
   const bool measure = plan != nullptr;
   const bool traced = rt.tracer->enabled() || rt.controls.log >= 1;
