@@ -36,6 +36,13 @@ for ((d = 0; d < ndev; d++)); do
   echo
 done
 echo "== the same binary (device 0) under libsplit"
+if [ -z "${DEMO_SCHEDULER:-}" ]; then
+  echo "(default scheduler 'auto': each kernel runs whole on the app's device first, exactly as"
+  echo " the app alone; the other devices are measured by small probes beside it, and launches"
+  echo " are split only once the measurements say a split wins. On a GPU node expect the GPU's"
+  echo " own speed from the first launch, and a split where other devices really help."
+  echo " DEMO_SCHEDULER=adaptive shows a split balancing from the first launch instead.)"
+fi
 "${run[@]}" -- "${app[@]}"
 echo
 echo "== how the split converged (share of work-groups and time per device, per launch)"
