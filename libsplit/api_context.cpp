@@ -112,9 +112,12 @@ cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_
                            void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t, void*),
                            void* user_data, cl_int* errcode_ret) {
   // The native context validates the arguments and gives native errors.
-  cl_context r = real().clCreateContext(properties, num_devices, devices, pfn_notify, user_data,
-                                        errcode_ret);
-  if (!r) return nullptr;
+  cl_int err = CL_SUCCESS;
+  cl_context r = real().clCreateContext(properties, num_devices, devices, pfn_notify, user_data, &err);
+  if (errcode_ret) *errcode_ret = err;
+  // A failed creation is no context, whatever pointer came with the error
+  // (PoCL can hand back a half-made one that aborts when released).
+  if (!r || err != CL_SUCCESS) return nullptr;
   return wrap_context(r, properties);
 }
 
@@ -123,9 +126,10 @@ cl_context clCreateContextFromType(const cl_context_properties* properties,
                                    void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t,
                                                                  void*),
                                    void* user_data, cl_int* errcode_ret) {
-  cl_context r =
-      real().clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
-  if (!r) return nullptr;
+  cl_int err = CL_SUCCESS;
+  cl_context r = real().clCreateContextFromType(properties, device_type, pfn_notify, user_data, &err);
+  if (errcode_ret) *errcode_ret = err;
+  if (!r || err != CL_SUCCESS) return nullptr;
   return wrap_context(r, properties);
 }
 

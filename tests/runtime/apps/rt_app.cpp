@@ -431,6 +431,13 @@ int errors(Cl& cl) {
   cl_int err = 0;
   auto show = [](const char* what, cl_int code) { printf("%s = %d\n", what, code); };
   int dummy[16] = {0};
+  // Context types the platform lacks (PoCL: accelerators, custom devices):
+  // the error code. (PoCL itself may hand back a half-made context with
+  // the error, which aborts when released: not released here.)
+  for (cl_device_type type : {cl_device_type(CL_DEVICE_TYPE_ACCELERATOR), cl_device_type(CL_DEVICE_TYPE_CUSTOM)}) {
+    clCreateContextFromType(nullptr, type, nullptr, nullptr, &err);
+    show(type == CL_DEVICE_TYPE_ACCELERATOR ? "context of accelerators" : "context of custom devices", err);
+  }
   clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, 0, nullptr, &err);
   show("buffer size 0", err);
   clCreateBuffer(cl.ctx, CL_MEM_COPY_HOST_PTR, 64, nullptr, &err);
