@@ -215,9 +215,12 @@ cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size, v
   return err;
 }
 
-// Our own exported entry point of that name (core or the table's), else null.
+// Our own exported entry point of that name (core or the table's); the ICD
+// loader's own query (it takes no OpenCL object) from the loader; else null.
 void* clGetExtensionFunctionAddress(const char* name) {
   if (!name) return nullptr;
+  if (std::strcmp(name, "clGetICDLoaderInfoOCLICD") == 0)
+    return real().clGetExtensionFunctionAddress(name);
   static const char* const ours[] = {
 #define CL_API(kind, ret, fn, params, args) #fn,
 #include "cl_api_table.def"
@@ -229,6 +232,8 @@ void* clGetExtensionFunctionAddress(const char* name) {
 }
 
 void* clGetExtensionFunctionAddressForPlatform(cl_platform_id, const char* name) {
+  // A platform's functions: the loader's own query is not one of them.
+  if (name && std::strcmp(name, "clGetICDLoaderInfoOCLICD") == 0) return nullptr;
   return api::clGetExtensionFunctionAddress(name);
 }
 

@@ -157,6 +157,10 @@ TEST(Preload, ChunkSchedulersRunDynamicallyAndMatchNative) {
 TEST(Preload, UnsupportedEntryPointsFailCleanly) {
   auto r = run_child({RT_APP, "unsupported"}, shim_env(kTwoDevices, false));
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The ICD loader's own query answers as natively (clinfo uses it).
+  auto native = run_child({RT_APP, "unsupported"}, base_env(kTwoDevices));
+  ASSERT_NE(native.out.rfind("ICD loader info query"), std::string::npos) << native.out;
+  const std::string loader_line = native.out.substr(native.out.rfind("ICD loader info query"));
   const std::string invalid_operation = std::to_string(CL_INVALID_OPERATION_CODE);
   EXPECT_EQ(r.out,
             "clCreateImage = " + invalid_operation + " null=1\n"
@@ -166,7 +170,7 @@ TEST(Preload, UnsupportedEntryPointsFailCleanly) {
             "clGetSupportedImageFormats = 0 formats=0\n"
             "advertised: images=0 read_image_args=0 svm=0 native_kernels=0 image_features=0\n"
             "clGetPipeInfo(buffer) = " + std::to_string(CL_INVALID_MEM_OBJECT_CODE) + "\n"
-            "extension lookup: known=1 unknown_null=1\n");
+            "extension lookup: known=1 unknown_null=1\n" + loader_line);
 }
 
 // A launch that cannot run fails at clEnqueueNDRangeKernel with the native

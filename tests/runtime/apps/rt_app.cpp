@@ -1,6 +1,7 @@
 // A single-device OpenCL host program with several scenarios. It knows
 // nothing of libsplit: tests run it with and without the shim and compare its
 // stdout byte for byte. Usage: rt_app <scenario>
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS  // clGetExtensionFunctionAddress
 #include <CL/cl.h>
 
 #include <chrono>
@@ -586,6 +587,11 @@ int unsupported(Cl& cl) {
   void* fn = clGetExtensionFunctionAddressForPlatform(cl.platform, "clCreateBuffer");
   void* none = clGetExtensionFunctionAddressForPlatform(cl.platform, "clNoSuchFunctionKHR");
   printf("extension lookup: known=%d unknown_null=%d\n", fn != nullptr, none == nullptr);
+  // The loader's own query (clinfo prints the loader's name with it): the
+  // loader answers natively; a platform does not.
+  printf("ICD loader info query: loader %s, platform %s\n",
+         clGetExtensionFunctionAddress("clGetICDLoaderInfoOCLICD") ? "found" : "missing",
+         clGetExtensionFunctionAddressForPlatform(cl.platform, "clGetICDLoaderInfoOCLICD") ? "found" : "missing");
   return 0;
 }
 
