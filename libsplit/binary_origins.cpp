@@ -1,5 +1,7 @@
 #include "binary_origins.h"
 
+#include "libsplit/cache_dir.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -95,12 +97,6 @@ bool write_private_file(const std::string& dir, const std::string& name, const s
   return true;
 }
 
-std::string cache_base_dir(const std::string& configured) {
-  if (!configured.empty()) return configured;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/libsplit";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/libsplit";
-  return "/tmp/libsplit-cache-" + std::to_string(::getuid());
-}
 
 std::string sha256_hex(const unsigned char* data, size_t size) {
   std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -124,7 +120,7 @@ std::string sha256_hex(const unsigned char* data, size_t size) {
 }
 
 std::string binary_origins_dir(const std::string& configured) {
-  return cache_base_dir(configured) + "/binaries";
+  return cache_dir(configured) + "/binaries";
 }
 
 bool record_binary_origin(const std::string& dir, const unsigned char* binary, size_t size,

@@ -1,6 +1,7 @@
 #include "device_binaries.h"
 
 #include "binary_origins.h"
+#include "libsplit/cache_dir.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 constexpr const char* kMagic = "libsplit-device-binaries 1";
 
-std::string directory() { return cache_base_dir(runtime().controls.cache_dir) + "/device-binaries"; }
+std::string directory() { return cache_dir(runtime().controls.cache_dir) + "/device-binaries"; }
 
 std::string device_text(cl_device_id d, cl_device_info what) {
   size_t n = 0;

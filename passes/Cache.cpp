@@ -1,5 +1,7 @@
 #include "Cache.h"
 
+#include "libsplit/cache_dir.h"
+
 #include "libsplit/summary.h"
 
 #include <cerrno>
@@ -73,12 +75,7 @@ bool stampsStillValid(const std::string& stamps) {
   return true;
 }
 
-std::string Cache::defaultDir() {
-  if (const char* d = std::getenv("LIBSPLIT_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/libsplit";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/libsplit";
-  return "/tmp/libsplit-cache-" + std::to_string(::getuid());
-}
+std::string Cache::defaultDir() { return cache_dir(); }
 
 std::string Cache::pathFor(const std::string& key) const { return dir_ + "/" + key + ".entry"; }
 
