@@ -157,7 +157,6 @@ struct _cl_program {
   std::vector<cl_program> per_platform;  // by runtime platform slot
   std::mutex prep_mutex;
   std::condition_variable prep_cv;
-  bool originals_ready = false;
   std::vector<cl_program> originals;     // by slot: the original source, while Preparing
   unsigned prep_generation = 0;          // a rebuild makes an older job's result stale
   std::shared_ptr<libsplit::PreparedProgram> prepared;  // the job's answer, adopted at a launch

@@ -416,7 +416,6 @@ void start_preparation(cl_program p) {
   {
     std::lock_guard lock(p->prep_mutex);
     generation = ++p->prep_generation;
-    p->originals_ready = false;
     p->prepared.reset();
     release_all(p->originals);
     p->originals.assign(rt.platforms.size(), nullptr);
@@ -450,9 +449,7 @@ void start_preparation(cl_program p) {
     {
       std::lock_guard lock(p->prep_mutex);
       current = generation == p->prep_generation;
-      if (current) p->originals_ready = true;
     }
-    p->prep_cv.notify_all();
     auto prepared = std::make_shared<PreparedProgram>();
     if (current && !g_exiting) {
       *prepared = prepare(p, source, options, originals.all ? &originals.programs : nullptr);
