@@ -143,7 +143,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   // Probes read the launch's inputs: copy them before the real work runs.
   std::shared_ptr<StagedProbes> probes;
   if (std::vector<sched::Chunk> wanted = plan->probes(); !wanted.empty())
-    probes = stage_probes(L, wanted);
+    probes = stage_probes(L, wanted, plan->probe_staging_room());
   const cl_ulong t3 = now_ns();
   cl_int err;
   if (std::optional<unsigned> whole = plan->whole_device()) {

@@ -105,7 +105,9 @@ cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan);
 // Probes: inputs are copied on the host BEFORE the real work is enqueued (the
 // probe sees the launch's inputs), the probe kernels are enqueued after it.
 struct StagedProbes;
-std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& probes);
+// Stages the probes whose inputs can be copied within `room` seconds.
+std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& probes,
+                                           double room);
 void start_probes(const Launch& L, std::shared_ptr<StagedProbes> staged);
 
 // Measurements that complete on driver threads are posted here and handed to

@@ -298,6 +298,29 @@ std::map<uint64_t, std::map<unsigned, double>> shares_by_launch(const std::strin
 
 }  // namespace
 
+// A probe's inputs are copied on the app's critical path: one work-group of
+// strided column sums reads from the first to the last row of a 64 MB
+// matrix, so its probe would copy the whole matrix, far more than the
+// exploration budget of a launch that reads 8 rows. Such probes are not run (and said so); the
+// output stays the native one.
+TEST(Preload, ProbeWhoseInputsCostMoreThanTheBudgetIsNotRun) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  auto native = run_child({RT_APP, "columns"}, base_env(kTwoDevices));
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  Env env = base_env(kTwoDevices);
+  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
+  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  env["LIBSPLIT_SYNC_PREPARE"] = "1";
+  env["LIBSPLIT_LOG"] = "2";
+  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/columns";
+  auto r = run_child({RT_APP, "columns"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, native.out) << r.err;
+  EXPECT_NE(r.err.find("column_sums on dev1 not run: staging its inputs would cost"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("column_sums | dev1"), std::string::npos) << "a probe copied the matrix\n" << r.err;
+}
+
 // The hidden-load test: with the default scheduler, the device that takes
 // the most work is made 4x slower half-way (LIBSPLIT_INJECT_SLOWDOWN: the
 // launch really waits); from the third launch after the step on, its share

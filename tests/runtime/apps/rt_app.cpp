@@ -215,6 +215,38 @@ int load(Cl& cl) {
   return 0;
 }
 
+// Sums of every 256th element of each column of a row-major matrix: a cheap
+// kernel, but one work-group's region spans (nearly) the whole matrix.
+const char* kColumnSums = R"(
+__kernel void column_sums(__global float* sums, __global const float* m, int rows, int cols) {
+  int j = get_global_id(0);
+  float s = 0.0f;
+  for (int i = 0; i < rows; i += 256) s += m[i * cols + j];
+  sums[j] = s;
+})";
+
+int columns(Cl& cl) {
+  const int rows = 2048, cols = 8192;
+  std::vector<float> m(size_t(rows) * cols), sums(cols);
+  for (size_t i = 0; i < m.size(); ++i) m[i] = float(i % 97) * 0.5f;
+  cl_program p = cl.build(kColumnSums);
+  cl_kernel k = cl.kernel(p, "column_sums");
+  cl_mem out = cl.buffer(CL_MEM_WRITE_ONLY, cols * 4);
+  cl_mem in = cl.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m.size() * 4, m.data());
+  CHECK(clSetKernelArg(k, 0, sizeof out, &out));
+  CHECK(clSetKernelArg(k, 1, sizeof in, &in));
+  CHECK(clSetKernelArg(k, 2, sizeof rows, &rows));
+  CHECK(clSetKernelArg(k, 3, sizeof cols, &cols));
+  size_t global = cols, local = 64;
+  for (int it = 0; it < 12; ++it) {
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clFinish(cl.q));
+  }
+  CHECK(clEnqueueReadBuffer(cl.q, out, CL_TRUE, 0, cols * 4, sums.data(), 0, nullptr, nullptr));
+  print("sums", sums);
+  return 0;
+}
+
 const char* kScale = R"(
 __kernel void scale(__global int* x, int f, int add) {
   int i = get_global_id(0);
@@ -658,6 +690,7 @@ int main(int argc, char** argv) {
   if (s == "twod") return twod(cl);
   if (s == "iterative") return iterative(cl);
   if (s == "load") return load(cl);
+  if (s == "columns") return columns(cl);
   if (s == "rw") return rw(cl);
   if (s == "merge") return merge(cl);
   if (s == "trap") return trap(cl);
