@@ -125,6 +125,9 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   std::map<BufferStore*, std::vector<uint8_t>> snapshots;
   for (auto& [s, u] : stores) {
     if (!u.merge) continue;
+    // The diff needs every device's copy equal to the snapshot: undefined
+    // bytes take the shadow's contents everywhere first.
+    for (const Range& r : s->undefined.present(u.hull)) wrote_host(*s, r);
     if (cl_int err = ensure_host(*s, u.hull)) return err;
     snapshots[s].assign(s->shadow + u.hull.begin, s->shadow + u.hull.end);
     for (unsigned d : used) u.needed[d].add(u.hull);

@@ -43,6 +43,10 @@ struct BufferStore {
   uint8_t* shadow = nullptr;        // USE_HOST_PTR: the app's memory
   std::unique_ptr<uint8_t[]> owned; // otherwise ours
   IntervalSet host_valid;
+  // Bytes nobody wrote since creation (no host pointer given): their
+  // contents are undefined, so every copy is as good as any other and none
+  // is ever transferred (an output buffer is not uploaded before its kernel).
+  IntervalSet undefined;
   std::vector<cl_mem> dev_mem;      // per runtime device, created lazily
   std::vector<IntervalSet> dev_valid;
   // Device sub-buffers handed to kernels for app sub-buffers: (device, origin, size) -> mem.

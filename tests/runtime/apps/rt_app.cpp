@@ -346,6 +346,42 @@ int merge(Cl& cl) {
   return 0;
 }
 
+// Buffers created without host data: their contents are undefined until
+// written, so nothing needs uploading for them. A direct fill (exact
+// regions) and a scatter through an index (diff merge) over two such
+// buffers; every byte is written before the app reads it back.
+const char* kFill = R"(
+__kernel void fill(__global float* out) {
+  int i = get_global_id(0);
+  out[i] = i * 0.5f;
+})";
+
+int output(Cl& cl) {
+  const int n = 4096;
+  std::vector<int> perm(n);
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) perm[i] = (i * 1237) % n, in[i] = (i % 7) * 0.5f;
+  cl_program pf = cl.build(kFill), ps = cl.build(kScatter);
+  cl_kernel fill = cl.kernel(pf, "fill"), scatter = cl.kernel(ps, "scatter");
+  cl_mem filled = cl.buffer(CL_MEM_WRITE_ONLY, 3 * n * 4);  // 49152 bytes: found in the log
+  cl_mem dp = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, perm.data());
+  cl_mem di = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, in.data());
+  cl_mem scattered = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  CHECK(clSetKernelArg(fill, 0, sizeof filled, &filled));
+  CHECK(clSetKernelArg(scatter, 0, sizeof dp, &dp));
+  CHECK(clSetKernelArg(scatter, 1, sizeof di, &di));
+  CHECK(clSetKernelArg(scatter, 2, sizeof scattered, &scattered));
+  size_t global_fill = 3 * n, global = n, local = 64;
+  CHECK(clEnqueueNDRangeKernel(cl.q, fill, 1, nullptr, &global_fill, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueNDRangeKernel(cl.q, scatter, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  std::vector<float> a(3 * n), b(n);
+  CHECK(clEnqueueReadBuffer(cl.q, filled, CL_TRUE, 0, a.size() * 4, a.data(), 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, scattered, CL_TRUE, 0, b.size() * 4, b.data(), 0, nullptr, nullptr));
+  print("filled", a);
+  print("scattered", b);
+  return 0;
+}
+
 int trap(Cl& cl) {
   // The app changes its source array after the write completed and before
   // the kernel runs: the kernel must see the values of the write.
@@ -691,6 +727,7 @@ int main(int argc, char** argv) {
   if (s == "iterative") return iterative(cl);
   if (s == "load") return load(cl);
   if (s == "columns") return columns(cl);
+  if (s == "output") return output(cl);
   if (s == "rw") return rw(cl);
   if (s == "merge") return merge(cl);
   if (s == "trap") return trap(cl);
