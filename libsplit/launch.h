@@ -115,5 +115,10 @@ void start_probes(const Launch& L, std::shared_ptr<StagedProbes> staged);
 void post_report(const sched::LaunchKey& key, std::vector<sched::ChunkTiming> timings);
 void post_probe_report(const sched::LaunchKey& key, const sched::ChunkTiming& timing);
 void deliver_reports();
+// A whole launch measured without a driver callback: its native event (one
+// reference taken over) is polled by deliver_reports() until it completes.
+// Launch thread only (under the exec lock).
+void watch_whole_launch(const sched::LaunchKey& key, unsigned device, uint64_t launch,
+                        uint64_t groups, cl_event native, double transfer);
 
 }  // namespace libsplit

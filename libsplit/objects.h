@@ -102,6 +102,9 @@ struct _cl_command_queue {
   size_t in_flight = 0;  // queued + running
   // Commands that ran but wait for their device work (completion.h), in order.
   std::deque<std::shared_ptr<libsplit::PendingCompletion>> pending;
+  // Device queues with work of commands nobody can observe (no app event
+  // kept, not blocking): no native event was made for it (completion.h).
+  std::vector<cl_command_queue> untracked;
   bool stopping = false;
   std::thread worker;
 };

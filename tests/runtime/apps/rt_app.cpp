@@ -382,6 +382,52 @@ int output(Cl& cl) {
   return 0;
 }
 
+// A marker and clFinish after a kernel enqueued without an event must wait
+// for it. Times on stderr (the test compares them with the native run's).
+const char* kSpin = R"(
+__kernel void spin(__global float* x, int n) {
+  int i = get_global_id(0);
+  float v = x[i];
+  for (int k = 0; k < n; ++k) v = v * 0.999f + 0.001f;
+  x[i] = v;
+})";
+
+int order(Cl& cl) {
+  const int items = 4096, n = 40000;
+  std::vector<float> x(items, 1.0f);
+  cl_program p = cl.build(kSpin);
+  cl_kernel k = cl.kernel(p, "spin");
+  cl_mem m = cl.buffer(CL_MEM_COPY_HOST_PTR, items * 4, x.data());
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof n, &n));
+  size_t global = items, local = 64;
+  auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  // The first launch includes the driver's compile (PoCL: at enqueue).
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  auto t = std::chrono::steady_clock::now();
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  const double enqueue_ms = ms_since(t);
+  cl_event marker;
+  CHECK(clEnqueueMarkerWithWaitList(cl.q, 0, nullptr, &marker));
+  CHECK(clWaitForEvents(1, &marker));
+  const double marker_ms = ms_since(t);
+  cl_int status = 0;
+  CHECK(clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  clReleaseEvent(marker);
+  t = std::chrono::steady_clock::now();
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  const double finish_ms = ms_since(t);
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, items * 4, x.data(), 0, nullptr, nullptr));
+  print("x", x);
+  printf("marker status %d\n", status);
+  fprintf(stderr, "marker_ms=%.1f finish_ms=%.1f enqueue_ms=%.1f\n", marker_ms, finish_ms, enqueue_ms);
+  return 0;
+}
+
 int trap(Cl& cl) {
   // The app changes its source array after the write completed and before
   // the kernel runs: the kernel must see the values of the write.
@@ -728,6 +774,7 @@ int main(int argc, char** argv) {
   if (s == "load") return load(cl);
   if (s == "columns") return columns(cl);
   if (s == "output") return output(cl);
+  if (s == "order") return order(cl);
   if (s == "rw") return rw(cl);
   if (s == "merge") return merge(cl);
   if (s == "trap") return trap(cl);
