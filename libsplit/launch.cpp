@@ -220,7 +220,7 @@ cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned
 }
 
 cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sched::Chunk& c,
-                    cl_event* event) {
+                    cl_event* event, bool original) {
   const LaunchSpec& spec = L.spec;
   const unsigned dim = L.dim;
   size_t off[3], glob[3], loc[3];
@@ -229,7 +229,7 @@ cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sc
     off[dim] = spec.offset[dim] + c.first_group * spec.local[dim];
     glob[dim] = c.group_count * spec.local[dim];
   }
-  if (L.compiled) {
+  if (L.compiled && !original) {
     cl_ulong4 ctx;
     ctx.s[0] = dim;
     ctx.s[1] = c.first_group;

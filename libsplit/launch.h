@@ -79,9 +79,10 @@ std::string ms(double seconds);
 cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned d,
                        const std::map<BufferStore*, cl_mem>* scratch = nullptr);
 
-// Enqueues chunk c of the launch on dq (offset sub-launch + hidden ctx).
+// Enqueues chunk c of the launch on dq (offset sub-launch + hidden ctx;
+// `original`: dk is the app's own kernel, which has no hidden argument).
 cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sched::Chunk& c,
-                    cl_event* event);
+                    cl_event* event, bool original = false);
 
 // One LIBSPLIT_TRACE row (seconds in, milliseconds out).
 SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chunk,

@@ -29,7 +29,8 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   const double transfer = (now_ns() - t0) * 1e-9;
 
   cl_int err = CL_SUCCESS;
-  cl_kernel dk = device_kernel(L.kernel, device, &err);
+  bool original = false;
+  cl_kernel dk = whole_kernel(L.kernel, device, &err, &original);
   if (!dk) return err;
   if ((err = set_device_args(dk, L.args, device))) return err;
   const sched::Chunk chunk{device, 0, L.total_groups};
@@ -43,7 +44,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   const bool profiled = L.queue->properties & CL_QUEUE_PROFILING_ENABLE;
   const bool callback = traced || profiled || injected_slowdown(device, L.id) != 1.0;
   cl_event done = nullptr;
-  if ((err = launch_chunk(dq, dk, L, chunk, measure || callback ? &done : nullptr))) return err;
+  if ((err = launch_chunk(dq, dk, L, chunk, measure || callback ? &done : nullptr, original))) return err;
   for (const BufferArg& b : L.buffers)
     if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
   real().clFlush(dq);

@@ -526,9 +526,10 @@ void remember_binaries(cl_program p, const unsigned char* const* binaries, size_
   }
 }
 
-cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
+namespace {
+
+cl_kernel kernel_of(cl_kernel k, unsigned device, bool original, cl_int* err) {
   Runtime& rt = runtime();
-  const bool original = k->program->mode == Mode::Preparing;
   std::vector<cl_kernel>& kernels = original ? k->per_device_original : k->per_device;
   const std::vector<cl_program>& programs = original ? k->program->originals : k->program->per_platform;
   if (kernels.size() < rt.devices.size()) kernels.resize(rt.devices.size(), nullptr);
@@ -544,6 +545,28 @@ cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
   }
   *err = CL_SUCCESS;
   return kernels[device];
+}
+
+}  // namespace
+
+cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
+  return kernel_of(k, device, k->program->mode == Mode::Preparing, err);
+}
+
+cl_kernel whole_kernel(cl_kernel k, unsigned device, cl_int* err, bool* original) {
+  cl_program p = k->program;
+  const unsigned slot = runtime().devices[device].slot;
+  bool have_original;
+  {
+    std::lock_guard lock(p->prep_mutex);
+    have_original = slot < p->originals.size() && p->originals[slot];
+  }
+  *original = have_original;
+  if (have_original) {
+    if (cl_kernel dk = kernel_of(k, device, true, err)) return dk;
+    *original = false;
+  }
+  return device_kernel(k, device, err);
 }
 
 cl_int check_executable(cl_kernel k, unsigned device) {
