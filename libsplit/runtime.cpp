@@ -112,6 +112,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
     if (!app_devices.empty() && sorted == app_devices) {
       api.clRetainContext(app_real);
       contexts.push_back(app_real);
+      log_line(2, "internal context of platform slot " + std::to_string(s) + ": the app's");
       continue;
     }
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM,

@@ -93,6 +93,28 @@ std::vector<Case> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, SameAsNative, testing::ValuesIn(cases()), case_name);
 
+// The app's context holds every device: libsplit shares it as its internal
+// context (runtime.h) and runs whole launches on the app's own build of the
+// program. Same output as natively, whole and split, with and without the
+// background preparation.
+TEST(Preload, SharedAppContextGivesTheNativeOutput) {
+  for (const char* scenario : {"vecadd", "iterative", "output", "merge", "events"}) {
+    Env native_env = base_env(kTwoDevices);
+    native_env["RT_APP_ALL_DEVICES"] = "1";
+    auto native = run_child({RT_APP, scenario}, native_env);
+    ASSERT_EQ(native.exit_code, 0) << native.err;
+    for (const char* sync : {"0", "1"}) {
+      Env env = shim_env(kTwoDevices, true);
+      env["RT_APP_ALL_DEVICES"] = "1";
+      env["LIBSPLIT_SYNC_PREPARE"] = sync;
+      env["LIBSPLIT_LOG"] = "0";
+      auto r = run_child({RT_APP, scenario}, env);
+      ASSERT_EQ(r.exit_code, 0) << scenario << "\n" << r.err;
+      EXPECT_EQ(r.out, native.out) << scenario << " sync " << sync << "\n" << r.err;
+    }
+  }
+}
+
 TEST(Preload, VecAddReallySplitsOverTwoAndFourDevices) {
   for (const std::string& devices : {kTwoDevices, kFourDevices}) {
     auto r = run_child({RT_APP, "vecadd"}, shim_env(devices, false));

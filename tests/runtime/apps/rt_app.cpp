@@ -32,9 +32,15 @@ struct Cl {
   cl_command_queue q;
   Cl() {
     CHECK(clGetPlatformIDs(1, &platform, nullptr));
-    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr));
+    // RT_APP_ALL_DEVICES=1: the context holds every device of the platform
+    // (the queue still targets the first), as apps written for "all GPUs".
+    cl_device_id all[8];
+    cl_uint n = 1;
+    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 8, all, &n));
+    device = all[0];
+    if (!getenv("RT_APP_ALL_DEVICES")) n = 1;
     cl_int err;
-    ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    ctx = clCreateContext(nullptr, n, all, nullptr, nullptr, &err);
     CHECK(err);
     q = clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &err);
     CHECK(err);
