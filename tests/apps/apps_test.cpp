@@ -20,7 +20,8 @@ namespace apps_test {
 namespace {
 
 // Apps whose launches are expected to be split over several devices. The
-// others run whole on one device under the shim: "atomics" (global atomics),
+// others run whole on one device under the shim: "atomics" (global atomics;
+// its histogram splits, AtomicsTest),
 // "errors" (mostly invalid calls) and "macro_probe" (one work-item).
 const std::set<std::string> kNotSplit = {"atomics", "errors", "macro_probe"};
 // Images are a documented limitation of the shim (libsplit/README.md): with
