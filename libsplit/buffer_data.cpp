@@ -113,4 +113,9 @@ void wrote_device(BufferStore& s, unsigned device, Range r) {
   }
 }
 
+void discard_device(BufferStore& s, unsigned device, Range r) {
+  size_state(s);
+  s.dev_valid[device].remove(r);
+}
+
 }  // namespace libsplit

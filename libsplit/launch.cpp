@@ -7,6 +7,7 @@
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
+#include "reduction.h"
 
 #include <algorithm>
 #include <chrono>
@@ -28,6 +29,22 @@ int64_t scalar_value(const ArgValue& a, const ArgSummary* s) {
     default: break;
   }
   return v;
+}
+
+// Why the launch's reduction buffers cannot get private copies ("" when
+// they can): the copy must be the only way the kernel reaches those bytes,
+// and element-aligned in its root store.
+std::string reduction_conflict(const Launch& L) {
+  for (const BufferArg& r : L.buffers) {
+    if (!r.summary || r.summary->reduction == ReductionOp::None) continue;
+    const std::string who = "reduction buffer (argument " + std::to_string(r.index) + ")";
+    if (r.mem->origin % (r.summary->reduction_bits / 8))
+      return who + " not aligned to its elements in its parent buffer";
+    for (const BufferArg& other : L.buffers)
+      if (&other != &r && other.mem->store == r.mem->store)
+        return who + " shares memory with argument " + std::to_string(other.index);
+  }
+  return "";
 }
 
 bool chunk_scheduler(std::string_view name) {
@@ -74,16 +91,23 @@ void describe(Launch& L) {
     }
   }
 
+  // Global atomics allow a split only on reduction buffers (reduction.h).
+  const bool atomics_ok = ks && (!ks->uses_global_atomics || atomics_are_reductions(*ks));
   L.split = spec.uniform && ndev >= 2 &&
             (p->mode == _cl_program::Mode::Plain ||
-             (ks && ks->splittable && !ks->uses_global_atomics && !ks->uses_images));
+             (ks && ks->splittable && atomics_ok && !ks->uses_images));
   L.why_whole = !spec.uniform ? "non-uniform work-groups"
                 : p->mode == _cl_program::Mode::Preparing ? "partition-ready program in preparation"
                 : p->mode == _cl_program::Mode::Whole ? "program not partition-ready"
                 : (L.compiled && !ks) ? "kernel missing from summary"
                 : (ks && !ks->splittable) ? ks->not_splittable_reason
-                : (ks && ks->uses_global_atomics) ? "global atomics"
+                : (ks && !atomics_ok) ? "global atomics"
                 : (ks && ks->uses_images) ? "images" : "";
+  if (L.split && ks)
+    if (std::string why = reduction_conflict(L); !why.empty()) {
+      L.split = false;
+      L.why_whole = why;
+    }
   L.dim = spec.dims - 1;
   if (L.split && ks) {
     SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev);
