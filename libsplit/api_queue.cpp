@@ -359,8 +359,10 @@ cl_int clWaitForEvents(cl_uint n, const cl_event* events) {
     if (events[i]->context != events[0]->context) return CL_INVALID_CONTEXT;
   }
   cl_int result = CL_SUCCESS;
-  for (cl_uint i = 0; i < n; ++i)
+  for (cl_uint i = 0; i < n; ++i) {
+    help_complete_event(events[i]);
     if (wait_event(events[i]) < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  }
   return result;
 }
 

@@ -46,5 +46,8 @@ bool has_pending_completions(cl_command_queue q);
 // commands and completes them, instead of waiting for the driver's callback
 // thread: clFinish and blocking calls then return as fast as natively.
 void help_complete(cl_command_queue q);
+// The same for the commands of app event e's queue up to e (clWaitForEvents):
+// nothing when e's command has not run yet or already completed.
+void help_complete_event(cl_event e);
 
 }  // namespace libsplit
