@@ -2,7 +2,10 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+
+#include <atomic>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +24,16 @@ extern char** environ;
 #endif
 
 namespace libsplit {
+
+namespace {
+std::atomic<pid_t> g_running{0};  // the libsplit-cc child being waited for
+}  // namespace
+
+void stop_running_cc() {
+  // Its cache entry is written atomically (temporary file + rename): a
+  // killed compile leaves nothing half-written.
+  if (pid_t pid = g_running.load()) kill(pid, SIGKILL);
+}
 
 namespace {
 
@@ -111,8 +124,10 @@ CcResult run_cc(const std::string& cc, const std::string& source, const std::str
   posix_spawn_file_actions_destroy(&actions);
   int status = 0;
   if (rc == 0) {
+    g_running = pid;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    g_running = 0;
   }
   bool ok1 = false, ok2 = false, ok3 = false;
   std::string diagnostics = read_file(log, &ok3);

@@ -22,6 +22,10 @@ std::string find_cc(const std::string& configured);
 
 // device_macro_sets: one `--device-macros` SPEC per distinct set of the
 // devices' predefined macros (device_macros.h).
+// Kills the libsplit-cc child a run_cc() is waiting for, if any (the app is
+// exiting: its result would not be used).
+void stop_running_cc();
+
 CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options,
                 const std::vector<std::string>& device_macro_sets = {});
 

@@ -98,6 +98,8 @@ void release(cl_program p) {
     it->first(p, it->second);
   for (cl_program pp : p->per_platform)
     if (pp) real().clReleaseProgram(pp);
+  for (cl_program pp : p->deferred_ready)
+    if (pp) real().clReleaseProgram(pp);
   for (cl_program pp : p->originals)
     if (pp) real().clReleaseProgram(pp);
   if (p->native) real().clReleaseProgram(p->native);

@@ -165,6 +165,12 @@ struct _cl_program {
   std::mutex prep_mutex;
   std::condition_variable prep_cv;
   std::vector<cl_program> originals;     // by slot: the original source, while Preparing
+  // A background job not started yet (program_prep.cpp): the app's own
+  // builds already serve its devices; it starts once the program's launches
+  // have gone on for LIBSPLIT_PREPARE_AFTER_MS. Under prep_mutex.
+  bool prep_deferred = false;
+  unsigned long long first_launch_ns = 0;
+  std::vector<cl_program> deferred_ready;  // the job's `ready`, one reference each
   unsigned prep_generation = 0;          // a rebuild makes an older job's result stale
   std::shared_ptr<libsplit::PreparedProgram> prepared;  // the job's answer, adopted at a launch
   std::vector<std::pair<void(CL_CALLBACK*)(cl_program, void*), void*>> release_callbacks;

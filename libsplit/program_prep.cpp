@@ -36,6 +36,9 @@ struct PreparedProgram {
 
 namespace {
 
+// Set when the app ends: background jobs make no further driver call.
+std::atomic<bool> g_exiting{false};
+
 struct Built {
   std::vector<cl_program> programs;  // by platform slot, null where it failed
   bool all = true;
@@ -121,6 +124,11 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
   Built out;
   out.programs.assign(rt.platforms.size(), nullptr);
   for (unsigned s : slot_order(p)) {
+    if (g_exiting) {
+      out.all = false;
+      out.why = "the app ended";
+      break;
+    }
     if (ready && s < ready->size() && (*ready)[s]) {
       real().clRetainProgram((*ready)[s]);
       out.programs[s] = (*ready)[s];
@@ -279,7 +287,12 @@ std::optional<PreparedProgram> prepare_source(cl_program p, const std::string& s
     std::string listed;
     for (const auto& set : sets) listed += (listed.empty() ? "" : " | ") + set;
     log_line(2, "libsplit-cc device macro sets (options '" + options + "'): " + listed);
-    CcResult r = run_cc(cc, source, options, sets);
+    CcResult r = g_exiting ? CcResult{} : run_cc(cc, source, options, sets);
+    if (g_exiting) {
+      *why = "the app ended";
+      out.mode = Mode::Failed;
+      return out;
+    }
     if (!r.ok) {
       *why = r.error;
     } else {
@@ -402,7 +415,6 @@ void adopt(cl_program p, PreparedProgram&& r) {
 std::mutex g_jobs_mutex;
 std::condition_variable g_jobs_cv;
 unsigned g_jobs = 0;
-std::atomic<bool> g_exiting{false};
 constexpr auto kExitWait = std::chrono::seconds(10);
 
 std::string ms_since(cl_ulong t0) { return std::to_string((now_ns() - t0) / 1000000) + " ms"; }
@@ -411,6 +423,7 @@ std::string ms_since(cl_ulong t0) { return std::to_string((now_ns() - t0) / 1000
 
 void before_exit() {
   g_exiting = true;
+  stop_running_cc();
   std::unique_lock lock(g_jobs_mutex);
   if (g_jobs == 0) return;
   const cl_ulong t0 = now_ns();
@@ -427,47 +440,18 @@ bool plain_split_safe(std::string_view source) {
   return true;
 }
 
-void start_preparation(cl_program p) {
-  Runtime& rt = runtime();
-  release_all(p->per_platform);
-  p->summary.reset();
-  unsigned generation;
-  {
-    std::lock_guard lock(p->prep_mutex);
-    generation = ++p->prep_generation;
-    p->prepared.reset();
-    release_all(p->originals);
-    p->originals.assign(rt.platforms.size(), nullptr);
-  }
-  if (!p->from_source || rt.controls.sync_prepare) {
-    p->mode = Mode::Unprepared;
-    prepare_program(p, 0);
-    return;
-  }
-  p->mode = Mode::Preparing;
-  // Where libsplit shares the app's context (runtime.h), the app's own build
-  // is that slot's original: the first launches need nothing more.
-  std::vector<cl_program> ready(rt.platforms.size(), nullptr);
-  for (unsigned s = 0; s < rt.platforms.size(); ++s)
-    if (rt.contexts[s] == p->context->real && built_for(p->native, slot_devices(s))) {
-      real().clRetainProgram(p->native);
-      ready[s] = p->native;
-      log_line(2, "preparation: the app's build is the original of platform slot " + std::to_string(s));
-    }
-  {
-    std::lock_guard lock(p->prep_mutex);
-    for (unsigned s = 0; s < ready.size(); ++s)
-      if (ready[s]) {
-        real().clRetainProgram(ready[s]);
-        p->originals[s] = ready[s];
-      }
-  }
+namespace {
+
+// The background job: builds the originals still missing, then the
+// partition-ready program; `ready` slots (one reference each, released here)
+// are built already.
+void start_job(cl_program p, unsigned generation, std::vector<cl_program> ready) {
   {
     std::lock_guard lock(g_jobs_mutex);
     ++g_jobs;
   }
   retain(p);
-  std::thread([p, generation, source = p->source, options = p->options, ready]() mutable {
+  std::thread([p, generation, source = p->source, options = p->options, ready = std::move(ready)]() mutable {
     const cl_ulong t0 = now_ns();
     // Each slot's original is published as soon as it is built: the first
     // launches need only the app's device's.
@@ -496,9 +480,11 @@ void start_preparation(cl_program p) {
     }
     release_all(originals.programs);
     {
+      // A job cut short by the app's end publishes nothing: launches still
+      // racing with exit() keep running on the originals.
       std::lock_guard lock(p->prep_mutex);
-      if (generation == p->prep_generation) p->prepared = std::move(prepared);
-      else if (prepared) release_all(prepared->per_platform);
+      if (generation == p->prep_generation && !g_exiting) p->prepared = std::move(prepared);
+      else release_all(prepared->per_platform);
     }
     p->prep_cv.notify_all();
     release(p);
@@ -510,8 +496,83 @@ void start_preparation(cl_program p) {
   }).detach();
 }
 
+void maybe_start_deferred(cl_program p) {
+  std::vector<cl_program> ready;
+  unsigned generation;
+  {
+    std::lock_guard lock(p->prep_mutex);
+    if (!p->prep_deferred) return;
+    const cl_ulong now = now_ns();
+    if (p->first_launch_ns == 0) p->first_launch_ns = now;
+    if (now - p->first_launch_ns < cl_ulong(runtime().controls.prepare_after_ms) * 1000000) return;
+    p->prep_deferred = false;
+    ready = std::move(p->deferred_ready);
+    p->deferred_ready.clear();
+    generation = p->prep_generation;
+  }
+  log_line(2, "preparation: starts, the launches went on for " +
+                  std::to_string(runtime().controls.prepare_after_ms) + " ms");
+  start_job(p, generation, std::move(ready));
+}
+
+}  // namespace
+
+void start_preparation(cl_program p) {
+  Runtime& rt = runtime();
+  release_all(p->per_platform);
+  p->summary.reset();
+  unsigned generation;
+  {
+    std::lock_guard lock(p->prep_mutex);
+    generation = ++p->prep_generation;
+    p->prepared.reset();
+    release_all(p->originals);
+    p->originals.assign(rt.platforms.size(), nullptr);
+    release_all(p->deferred_ready);
+    p->prep_deferred = false;
+  }
+  if (!p->from_source || rt.controls.sync_prepare) {
+    p->mode = Mode::Unprepared;
+    prepare_program(p, 0);
+    return;
+  }
+  p->mode = Mode::Preparing;
+  // Where libsplit shares the app's context (runtime.h), the app's own build
+  // is that slot's original: the first launches need nothing more.
+  std::vector<cl_program> ready(rt.platforms.size(), nullptr);
+  for (unsigned s = 0; s < rt.platforms.size(); ++s)
+    if (rt.contexts[s] == p->context->real && built_for(p->native, slot_devices(s))) {
+      real().clRetainProgram(p->native);
+      ready[s] = p->native;
+      log_line(2, "preparation: the app's build is the original of platform slot " + std::to_string(s));
+    }
+  {
+    std::lock_guard lock(p->prep_mutex);
+    for (unsigned s = 0; s < ready.size(); ++s)
+      if (ready[s]) {
+        real().clRetainProgram(ready[s]);
+        p->originals[s] = ready[s];
+      }
+  }
+  // Every device of the app's context has its original already: nothing
+  // waits for the job, which can wait until the program proves long enough.
+  bool all_ready = rt.controls.prepare_after_ms > 0;
+  for (cl_device_id id : p->context->devices)
+    if (int d = rt.device_index(id); d >= 0 && !ready[rt.devices[d].slot]) all_ready = false;
+  if (all_ready) {
+    std::lock_guard lock(p->prep_mutex);
+    release_all(p->deferred_ready);
+    p->deferred_ready = std::move(ready);
+    p->prep_deferred = true;
+    p->first_launch_ns = 0;
+    return;
+  }
+  start_job(p, generation, std::move(ready));
+}
+
 void prepare_program(cl_program p, unsigned home) {
   if (p->mode == Mode::Preparing) {
+    maybe_start_deferred(p);
     const unsigned slot = runtime().devices[home].slot;
     std::unique_lock lock(p->prep_mutex);
     // Run on the original source as soon as it is built for the home
