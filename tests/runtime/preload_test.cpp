@@ -391,6 +391,30 @@ TEST(Preload, WaitsCoverKernelsEnqueuedWithoutEvent) {
   }
 }
 
+// When the app's own build serves its context (shared context), the
+// background preparation waits for LIBSPLIT_PREPARE_AFTER_MS of launches: a
+// short run never starts it (nothing to wait for at exit), a long one does
+// and then splits.
+TEST(Preload, PreparationStartsOnlyForLongRuns) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  Env env = base_env(kTwoDevices);
+  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
+  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  env["LIBSPLIT_LOG"] = "2";
+  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/prepare_after";
+  env["RT_APP_ALL_DEVICES"] = "1";
+  env["LIBSPLIT_PREPARE_AFTER_MS"] = "100";
+  auto short_run = run_child({RT_APP, "vecadd"}, env);
+  ASSERT_EQ(short_run.exit_code, 0) << short_run.err;
+  EXPECT_EQ(short_run.err.find("preparation: starts"), std::string::npos) << short_run.err;
+  EXPECT_EQ(short_run.err.find("exit: waited"), std::string::npos) << short_run.err;
+  env["RT_APP_ITERS"] = "60";
+  auto long_run = run_child({RT_APP, "load"}, env);
+  ASSERT_EQ(long_run.exit_code, 0) << long_run.err;
+  EXPECT_NE(long_run.err.find("preparation: starts"), std::string::npos) << long_run.err;
+  EXPECT_NE(long_run.err.find("partition-ready program ready"), std::string::npos) << long_run.err;
+}
+
 // The hidden-load test: with the default scheduler, the device that takes
 // the most work is made 4x slower half-way (LIBSPLIT_INJECT_SLOWDOWN: the
 // launch really waits); from the third launch after the step on, its share
