@@ -535,8 +535,9 @@ int bench(Cl& cl) {
   return 0;
 }
 
-// Entry points libsplit refuses while splitting: the codes they return (the
-// test expects CL_INVALID_OPERATION under the shim, and no crash).
+// Entry points of the features libsplit ties to one device (images,
+// samplers, pipes, SVM): the codes they return and what the device
+// advertises (the test compares them with the native run).
 int unsupported(Cl& cl) {
   cl_int err = 0;
   cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
@@ -560,7 +561,7 @@ int unsupported(Cl& cl) {
   cl_int formats_err =
       clGetSupportedImageFormats(cl.ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &formats);
   printf("clGetSupportedImageFormats = %d formats=%u\n", formats_err, formats);
-  // While splitting, what is refused is not advertised either.
+  // What the device advertises (the shim: as the device itself).
   cl_bool images = CL_TRUE;
   cl_device_svm_capabilities svm_caps = 0;
   cl_device_exec_capabilities exec = 0;
