@@ -48,7 +48,7 @@ void record(std::map<cl_uint, std::vector<uint8_t>>& into, cl_uint what,
   if (query(n, bytes.data(), nullptr) == CL_SUCCESS) into[what] = std::move(bytes);
 }
 
-using NativeCreate = std::function<cl_mem(cl_context, cl_int*)>;
+using NativeCreate = std::function<cl_mem(cl_context, const cl_image_desc*, cl_int*)>;
 
 // Creates the image natively on the app's context (every check and error
 // code as native), records its answers, releases it, and makes ours.
@@ -60,14 +60,29 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
     return nullptr;
   };
   if (!valid(ctx)) return fail(CL_INVALID_CONTEXT);
-  if (desc && desc->mem_object) {
-    // Images over a buffer or another image share that object's storage:
-    // not supported while splitting (README, limitations).
-    log_line(1, "images created from a buffer or an image are not supported while splitting");
-    return fail(CL_INVALID_OPERATION);
+  // An image over a buffer: checked natively over a stand-in buffer of the
+  // same size and flags on the app's context.
+  cl_mem over = desc ? desc->mem_object : nullptr;
+  cl_image_desc native_desc{};
+  cl_mem stand_in = nullptr;
+  if (over) {
+    if (!valid(over)) return fail(CL_INVALID_IMAGE_DESCRIPTOR);
+    if (over->type != CL_MEM_OBJECT_BUFFER) {
+      // Images over other images (views): not supported while splitting (README, limitations).
+      log_line(1, "images created from another image are not supported while splitting");
+      return fail(CL_INVALID_OPERATION);
+    }
+    cl_int err = CL_SUCCESS;
+    stand_in = real().clCreateBuffer(ctx->real, over->flags & ~cl_mem_flags(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR),
+                                     over->size, nullptr, &err);
+    if (!stand_in) return fail(err);
+    native_desc = *desc;
+    native_desc.mem_object = stand_in;
+    desc = &native_desc;
   }
   cl_int err = CL_SUCCESS;
-  cl_mem native = native_create(ctx->real, &err);
+  cl_mem native = native_create(ctx->real, desc, &err);
+  if (stand_in) real().clReleaseMemObject(stand_in);
   if (!native || err != CL_SUCCESS) return fail(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES);
   std::map<cl_uint, std::vector<uint8_t>> image_answers;
   for (cl_image_info what : kImageInfos)
@@ -116,7 +131,14 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
   // The app's layout of host_ptr (pitches as given, else tight).
   const size_t app_row = desc->image_row_pitch ? desc->image_row_pitch : tight_row;
   const size_t app_slice = desc->image_slice_pitch ? desc->image_slice_pitch : app_row * rows;
-  if (flags & CL_MEM_USE_HOST_PTR) {
+  if (over) {
+    // The buffer's host copy, laid out as the image over it.
+    store->buffer = over;
+    store->shadow = over->store->shadow + over->origin;
+    store->row_pitch = app_row;
+    store->slice_pitch = 0;
+    if (!(flags & kAccessFlags)) store->device_flags = (store->device_flags & ~kAccessFlags) | (native_flags & kAccessFlags);
+  } else if (flags & CL_MEM_USE_HOST_PTR) {
     store->shadow = static_cast<uint8_t*>(host_ptr);
     store->row_pitch = app_row;
     store->slice_pitch = app_slice;
@@ -137,9 +159,16 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
   retain(ctx);
   m->type = type;
   m->flags = native_flags;
+  // Over a buffer the image inherits its host-pointer flags (the stand-in
+  // buffer had none).
+  if (over) m->flags |= over->flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR);
   m->size = mem_size;
   m->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
   m->image = std::move(store);
+  if (over) {
+    m->parent = over;  // CL_MEM_ASSOCIATED_MEMOBJECT; kept alive by the image
+    retain(over);
+  }
   if (properties) m->properties.push_back(0);
   register_mem(m);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
@@ -184,6 +213,7 @@ cl_int check_pitches(cl_mem m, const size_t* region, size_t row, size_t slice) {
 }
 
 bool covers_whole(const ImageStore& s, const size_t* origin, const size_t* region) {
+  if (s.buffer) return false;  // the buffer's other bytes (row padding) stay as they are
   for (unsigned i = 0; i < 3; ++i)
     if (origin[i] != 0 || region[i] != s.region[i]) return false;
   return true;
@@ -200,8 +230,8 @@ namespace api {
 cl_mem clCreateImage(cl_context ctx, cl_mem_flags flags, const cl_image_format* format,
                      const cl_image_desc* desc, void* host_ptr, cl_int* errcode_ret) {
   return create_image(ctx, nullptr, flags, desc, host_ptr, errcode_ret,
-                      [&](cl_context real_ctx, cl_int* err) {
-                        return real().clCreateImage(real_ctx, flags, format, desc, host_ptr, err);
+                      [&](cl_context real_ctx, const cl_image_desc* checked, cl_int* err) {
+                        return real().clCreateImage(real_ctx, flags, format, checked, host_ptr, err);
                       });
 }
 
@@ -209,9 +239,9 @@ cl_mem clCreateImageWithProperties(cl_context ctx, const cl_mem_properties* prop
                                    cl_mem_flags flags, const cl_image_format* format,
                                    const cl_image_desc* desc, void* host_ptr, cl_int* errcode_ret) {
   return create_image(ctx, properties, flags, desc, host_ptr, errcode_ret,
-                      [&](cl_context real_ctx, cl_int* err) {
+                      [&](cl_context real_ctx, const cl_image_desc* checked, cl_int* err) {
                         return real().clCreateImageWithProperties(real_ctx, properties, flags, format,
-                                                                  desc, host_ptr, err);
+                                                                  checked, host_ptr, err);
                       });
 }
 
@@ -223,7 +253,7 @@ cl_mem clCreateImage2D(cl_context ctx, cl_mem_flags flags, const cl_image_format
   desc.image_height = height;
   desc.image_row_pitch = row_pitch;
   return create_image(ctx, nullptr, flags, &desc, host_ptr, errcode_ret,
-                      [&](cl_context real_ctx, cl_int* err) {
+                      [&](cl_context real_ctx, const cl_image_desc*, cl_int* err) {
                         return real().clCreateImage2D(real_ctx, flags, format, width, height, row_pitch,
                                                       host_ptr, err);
                       });
@@ -240,7 +270,7 @@ cl_mem clCreateImage3D(cl_context ctx, cl_mem_flags flags, const cl_image_format
   desc.image_row_pitch = row_pitch;
   desc.image_slice_pitch = slice_pitch;
   return create_image(ctx, nullptr, flags, &desc, host_ptr, errcode_ret,
-                      [&](cl_context real_ctx, cl_int* err) {
+                      [&](cl_context real_ctx, const cl_image_desc*, cl_int* err) {
                         return real().clCreateImage3D(real_ctx, flags, format, width, height, depth,
                                                       row_pitch, slice_pitch, host_ptr, err);
                       });
@@ -258,7 +288,7 @@ cl_int clGetSupportedImageFormats(cl_context ctx, cl_mem_flags flags, cl_mem_obj
 
 cl_int clGetImageInfo(cl_mem m, cl_image_info param, size_t size, void* value, size_t* size_ret) {
   if (!is_image(m)) return CL_INVALID_MEM_OBJECT;
-  if (param == CL_IMAGE_BUFFER) return set_info_value(size, value, size_ret, cl_mem{nullptr});
+  if (param == CL_IMAGE_BUFFER) return set_info_value(size, value, size_ret, m->image->buffer);
   const auto& image = m->image->image_answers;
   auto it = image.find(param);
   if (it == image.end()) return CL_INVALID_VALUE;

@@ -1,5 +1,6 @@
 #include "image_data.h"
 
+#include "buffer_data.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -22,6 +23,14 @@ ImageStore::~ImageStore() {
     if (m) real().clReleaseMemObject(m);
 }
 
+namespace {
+// The buffer bytes the image covers.
+Range buffer_bytes(const ImageStore& s) {
+  return root_range(s.buffer, 0, s.desc.image_type == CL_MEM_OBJECT_IMAGE2D ? s.row_pitch * s.region[1]
+                                                                           : s.region[0] * s.element_size);
+}
+}  // namespace
+
 size_t ImageStore::host_offset(const size_t* origin) const {
   // A 1D image array's second coordinate is the array index (one "slice").
   if (desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY)
@@ -43,13 +52,31 @@ cl_mem device_image(ImageStore& s, unsigned device, cl_int* err) {
   *err = CL_SUCCESS;
   if (!s.dev_image[device]) {
     Runtime& rt = runtime();
+    cl_image_desc desc = s.desc;
+    if (s.buffer) {
+      // A view of the device's copy of the buffer, pitches as the app's.
+      desc.mem_object = device_arg(s.buffer, device, err);
+      if (!desc.mem_object) return nullptr;
+      desc.image_row_pitch = s.desc.image_type == CL_MEM_OBJECT_IMAGE2D ? s.row_pitch : 0;
+    }
     s.dev_image[device] = real().clCreateImage(rt.contexts[rt.devices[device].slot], s.device_flags,
-                                               &s.format, &s.desc, nullptr, err);
+                                               &s.format, &desc, nullptr, err);
   }
   return s.dev_image[device];
 }
 
 int image_valid_device(const ImageStore& s, unsigned preferred) {
+  if (s.buffer) {
+    const BufferStore& b = *s.buffer->store;
+    auto whole_on = [&](unsigned d) {
+      return d < b.dev_valid.size() && d < s.dev_image.size() && s.dev_image[d] &&
+             b.dev_valid[d].covers(buffer_bytes(s));
+    };
+    if (whole_on(preferred)) return int(preferred);
+    for (unsigned d = 0; d < b.dev_valid.size(); ++d)
+      if (whole_on(d)) return int(d);
+    return -1;
+  }
   if (preferred < s.dev_valid.size() && s.dev_valid[preferred]) return int(preferred);
   for (unsigned d = 0; d < s.dev_valid.size(); ++d)
     if (s.dev_valid[d]) return int(d);
@@ -57,6 +84,7 @@ int image_valid_device(const ImageStore& s, unsigned preferred) {
 }
 
 cl_int ensure_image_host(ImageStore& s) {
+  if (s.buffer) return ensure_host(*s.buffer->store, buffer_bytes(s));
   if (s.host_valid) return CL_SUCCESS;
   const int d = image_valid_device(s, 0);
   if (d < 0) {
@@ -74,6 +102,11 @@ cl_int ensure_image_host(ImageStore& s) {
 
 cl_int ensure_image_device(ImageStore& s, unsigned device) {
   size_state(s);
+  if (s.buffer) {
+    cl_int err = CL_SUCCESS;
+    if (!device_image(s, device, &err)) return err;
+    return ensure_device(*s.buffer->store, device, buffer_bytes(s));
+  }
   if (s.dev_valid[device]) return CL_SUCCESS;
   cl_int err = CL_SUCCESS;
   cl_mem img = device_image(s, device, &err);
@@ -90,12 +123,14 @@ cl_int ensure_image_device(ImageStore& s, unsigned device) {
 }
 
 void wrote_image_host(ImageStore& s) {
+  if (s.buffer) return wrote_host(*s.buffer->store, buffer_bytes(s));
   s.host_valid = true;
   for (char& v : s.dev_valid) v = 0;
 }
 
 void wrote_image_device(ImageStore& s, unsigned device) {
   size_state(s);
+  if (s.buffer) return wrote_device(*s.buffer->store, device, buffer_bytes(s));
   s.host_valid = false;
   for (unsigned d = 0; d < s.dev_valid.size(); ++d) s.dev_valid[d] = d == device;
 }

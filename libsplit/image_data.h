@@ -2,8 +2,10 @@
 // made lazily in that device's internal context, and where the contents are
 // valid. Images move whole: valid where last written (the host copy or one
 // device), copied to another place when it needs them (read where valid,
-// written there; device to device through the host copy). Called with the
-// runtime's exec lock held.
+// written there; device to device through the host copy). An image over a
+// buffer (CL_MEM_OBJECT_IMAGE1D_BUFFER, 2D images from buffers) has no data
+// of its own: its copies are views of the buffer's (buffer_data.h), and
+// validity is the buffer's. Called with the runtime's exec lock held.
 #pragma once
 
 #include "objects.h"
@@ -23,7 +25,8 @@ struct ImageStore {
   size_t element_size = 0;
   size_t region[3] = {1, 1, 1};    // the whole image as an API region
   size_t row_pitch = 0, slice_pitch = 0;  // of the host copy
-  uint8_t* shadow = nullptr;       // USE_HOST_PTR: the app's memory
+  uint8_t* shadow = nullptr;       // USE_HOST_PTR: the app's memory; over a buffer: its host copy
+  cl_mem buffer = nullptr;         // the app buffer it is made over (the image's parent), or null
   std::unique_ptr<uint8_t[]> owned;
   bool host_valid = true;
   std::vector<cl_mem> dev_image;   // per runtime device

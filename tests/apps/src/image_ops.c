@@ -7,7 +7,10 @@
  * images stay whole); clEnqueueRead/Write/Copy/FillImage, CopyImageToBuffer,
  * CopyBufferToImage, MapImage (read and write) and unmap; a 3D image, a 2D
  * image array and a 1D image array (USE_HOST_PTR with a padded row pitch);
- * clCreateImage2D (1.x); clCreateSamplerWithProperties; clGetImageInfo,
+ * clCreateImage2D (1.x); clCreateSamplerWithProperties; a 1D image over a
+ * buffer (shared storage: a split buffer kernel writes the buffer, an image
+ * kernel reads it through the image, the image is read back after the
+ * buffer changed); clGetImageInfo,
  * clGetMemObjectInfo, clGetSamplerInfo answers; image formats listed. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS /* clCreateImage2D */
@@ -58,6 +61,10 @@ static const char* kSource =
     "  int4 a = read_imagei(arr, s, (int4)(x, y, l, 0));\n"
     "  int4 b = read_imagei(lines, s, (int2)(x, l));\n"
     "  out[(l * 8 + y) * 8 + x] = a * 3 + b;\n"
+    "}\n"
+    "__kernel void ramp(__read_only image1d_buffer_t in, __global float4* out) {\n"
+    "  int i = get_global_id(0);\n"
+    "  out[i] = read_imagef(in, i) * 2.0f + (float4)(i);\n"
     "}\n";
 
 enum { W = 64, H = 32, N = W * H };
@@ -289,6 +296,49 @@ int main(int argc, char** argv) {
   v = 0;
   CHECK(clGetImageInfo(lines, CL_IMAGE_ROW_PITCH, sizeof v, &v, NULL));
   app_print("lines_row_pitch", (long long)v);
+
+  /* A 1D image over (the first 256 texels of) a 300-texel buffer. */
+  {
+    static float lin_px[300 * 4], ramp_out[256 * 4];
+    size_t texels = 256, all = 300, lo[3] = {0, 0, 0}, lr[3] = {256, 1, 1};
+    cl_mem lin, img1d, out, assoc = NULL, buffer_of = NULL;
+    cl_kernel ramp = kernel(prog, "ramp");
+    float g = 0.5f;
+    for (i = 0; i < 300 * 4; ++i) lin_px[i] = (float)(i % 37) - 5.0f;
+    lin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof lin_px, lin_px, &err);
+    CHECK_ERR(err);
+    out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof ramp_out, NULL, &err);
+    CHECK_ERR(err);
+    memset(&desc, 0, sizeof desc);
+    desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    desc.image_width = 256;
+    desc.buffer = lin;
+    img1d = clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba_f, &desc, NULL, &err);
+    CHECK_ERR(err);
+    print_image_info("img1d", img1d);
+    CHECK(clGetImageInfo(img1d, CL_IMAGE_BUFFER, sizeof buffer_of, &buffer_of, NULL));
+    CHECK(clGetMemObjectInfo(img1d, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof assoc, &assoc, NULL));
+    app_print("img1d_buffer_is_lin", buffer_of == lin && assoc == lin);
+    CHECK(clSetKernelArg(scale, 0, sizeof lin, &lin));
+    CHECK(clSetKernelArg(scale, 1, sizeof g, &g));
+    CHECK(clEnqueueNDRangeKernel(q, scale, 1, NULL, &all, NULL, 0, NULL, NULL));
+    CHECK(clSetKernelArg(ramp, 0, sizeof img1d, &img1d));
+    CHECK(clSetKernelArg(ramp, 1, sizeof out, &out));
+    CHECK(clEnqueueNDRangeKernel(q, ramp, 1, NULL, &texels, NULL, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof ramp_out, ramp_out, 0, NULL, NULL));
+    app_dump("ramp", ramp_out, sizeof ramp_out);
+    /* (Writes through the image are left out: PoCL 3.1 itself crashes
+     * when a kernel, a fill or a write changes an image1d_buffer_t.) */
+    CHECK(clEnqueueNDRangeKernel(q, scale, 1, NULL, &all, NULL, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q, lin, CL_TRUE, 0, sizeof lin_px, lin_px, 0, NULL, NULL));
+    app_dump("lin", lin_px, sizeof lin_px);
+    CHECK(clEnqueueReadImage(q, img1d, CL_TRUE, lo, lr, 0, 0, ramp_out, 0, NULL, NULL));
+    app_dump("img1d", ramp_out, sizeof ramp_out);
+    clReleaseMemObject(img1d);
+    clReleaseMemObject(lin);
+    clReleaseMemObject(out);
+    clReleaseKernel(ramp);
+  }
 
   clReleaseMemObject(a);
   clReleaseMemObject(b);
