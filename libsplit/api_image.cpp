@@ -200,13 +200,15 @@ cl_int check_region(cl_mem m, const size_t* origin, const size_t* region) {
   return CL_SUCCESS;
 }
 
-// Host pitches of a read or write: row 0 or at least a row; slice 0 for 1D
-// and 2D images, else 0 or at least a slice.
+// Host pitches of a read or write: row 0 or at least a row; slice (3D
+// images and arrays) 0 or at least a slice.
 cl_int check_pitches(cl_mem m, const size_t* region, size_t row, size_t slice) {
   const ImageStore& s = *m->image;
   if (row && row < region[0] * s.element_size) return CL_INVALID_VALUE;
   const size_t min_row = row ? row : region[0] * s.element_size;
-  if (s.transfer_slice_pitch() == 0) return slice ? CL_INVALID_VALUE : CL_SUCCESS;
+  // The spec wants 0 for 1D and 2D images; the native runtime (PoCL 3.1)
+  // ignores any value, and so does libsplit (it passes 0 on).
+  if (s.transfer_slice_pitch() == 0) return CL_SUCCESS;
   const size_t rows = s.desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 1 : region[1];
   if (slice && slice < min_row * rows) return CL_INVALID_VALUE;
   return CL_SUCCESS;
@@ -317,8 +319,8 @@ cl_int clEnqueueReadImage(cl_command_queue q, cl_mem m, cl_bool blocking, const 
       d = int(q->home);
     }
     return real().clEnqueueReadImage(runtime().devices[unsigned(d)].queue, s.dev_image[unsigned(d)],
-                                     CL_TRUE, o.data(), r.data(), row_pitch, slice_pitch, ptr, 0,
-                                     nullptr, nullptr);
+                                     CL_TRUE, o.data(), r.data(), row_pitch,
+                                     s.transfer_slice_pitch() ? slice_pitch : 0, ptr, 0, nullptr, nullptr);
   });
 }
 
@@ -344,7 +346,8 @@ cl_int clEnqueueWriteImage(cl_command_queue q, cl_mem m, cl_bool blocking, const
                                             : (err = ensure_image_device(s, q->home)) != CL_SUCCESS)
       return err;
     err = real().clEnqueueWriteImage(device_queue(q), s.dev_image[q->home], CL_TRUE, o.data(), r.data(),
-                                     row_pitch, slice_pitch, ptr, 0, nullptr, nullptr);
+                                     row_pitch, s.transfer_slice_pitch() ? slice_pitch : 0, ptr, 0,
+                                     nullptr, nullptr);
     if (err == CL_SUCCESS) wrote_image_device(s, q->home);
     return err;
   });

@@ -547,7 +547,39 @@ int unsupported(Cl& cl) {
   desc.image_height = 16;
   cl_mem image = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
   printf("clCreateImage = %d null=%d\n", err, image == nullptr);
-  if (image) clReleaseMemObject(image);
+  if (image) {
+    // Misuse of image commands: the codes the native runtime gives.
+    unsigned char px[16 * 16 * 4] = {};
+    size_t origin[3] = {0, 0, 0}, deep[3] = {0, 0, 1}, region[3] = {16, 16, 1}, wide[3] = {17, 1, 1};
+    printf("read image origin z=1: %d\n",
+           clEnqueueReadImage(cl.q, image, CL_TRUE, deep, region, 0, 0, px, 0, nullptr, nullptr));
+    printf("read image too wide: %d\n",
+           clEnqueueReadImage(cl.q, image, CL_TRUE, origin, wide, 0, 0, px, 0, nullptr, nullptr));
+    printf("read image slice pitch on 2D: %d\n",
+           clEnqueueReadImage(cl.q, image, CL_TRUE, origin, region, 0, 64 * 16, px, 0, nullptr, nullptr));
+    printf("read buffer from image: %d\n", clEnqueueReadBuffer(cl.q, image, CL_TRUE, 0, 4, px, 0, nullptr, nullptr));
+    size_t pitch = 0;
+    printf("image info: %d\n", clGetImageInfo(image, CL_IMAGE_ROW_PITCH, sizeof pitch, &pitch, nullptr));
+    cl_image_format other = {CL_RGBA, CL_FLOAT};
+    cl_mem float_image = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &other, &desc, nullptr, &err);
+    printf("copy image format mismatch: %d\n",
+           clEnqueueCopyImage(cl.q, image, float_image, origin, origin, region, 0, nullptr, nullptr));
+    printf("map image without row pitch: ");
+    clEnqueueMapImage(cl.q, image, CL_TRUE, CL_MAP_READ, origin, region, nullptr, nullptr, 0, nullptr, nullptr, &err);
+    printf("%d\n", err);
+    if (float_image) clReleaseMemObject(float_image);
+    clReleaseMemObject(image);
+  }
+  cl_image_format bad_format = {CL_RGBA, CL_UNORM_SHORT_565};
+  cl_mem bad = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &bad_format, &desc, nullptr, &err);
+  printf("clCreateImage bad format = %d null=%d\n", err, bad == nullptr);
+  desc.image_width = 0;
+  bad = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+  printf("clCreateImage zero width = %d null=%d\n", err, bad == nullptr);
+  cl_mem plain = clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  size_t pitch = 0;
+  printf("image info of a buffer: %d\n", clGetImageInfo(plain, CL_IMAGE_ROW_PITCH, sizeof pitch, &pitch, nullptr));
+  clReleaseMemObject(plain);
   void* svm = clSVMAlloc(cl.ctx, CL_MEM_READ_WRITE, 1024, 0);
   printf("clSVMAlloc null=%d\n", svm == nullptr);
   if (svm) clSVMFree(cl.ctx, svm);
