@@ -91,6 +91,7 @@ cl_kernel wrap_kernel(cl_program p, cl_kernel native) {
   k->const_pointee.resize(k->num_args, false);
   k->access.resize(k->num_args, CL_KERNEL_ARG_ACCESS_NONE);
   k->sampler_arg.resize(k->num_args, false);
+  k->image_arg.resize(k->num_args, false);
   for (cl_uint i = 0; i < k->num_args; ++i) {
     cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
     if (real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access, &access,
@@ -101,6 +102,7 @@ cl_kernel wrap_kernel(cl_program p, cl_kernel native) {
       std::string type(type_size, '\0');
       real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_TYPE_NAME, type_size, type.data(), nullptr);
       k->sampler_arg[i] = type.rfind("sampler_t", 0) == 0;
+      k->image_arg[i] = type.find("image") != std::string::npos;
     }
     cl_kernel_arg_address_qualifier q = 0;
     if (real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q,
@@ -301,13 +303,16 @@ cl_int clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void* value
                             is_live_sampler(*static_cast<void* const*>(value)));
   if (sampler_arg && !buffer_arg) {
     if (size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
-    cl_sampler sampler = value ? *static_cast<const cl_sampler*>(value) : nullptr;
+    if (!value) return real().clSetKernelArg(k->native, index, size, nullptr);  // the native code
+    cl_sampler sampler = *static_cast<const cl_sampler*>(value);
     if (!valid(sampler)) return CL_INVALID_SAMPLER;
     if (cl_int err = real().clSetKernelArg(k->native, index, size, &sampler->native)) return err;
     a.kind = ArgValue::Kind::Sampler;
     a.sampler = sampler;  // not retained, like buffers
   } else if (buffer_arg) {
     if (size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+    // A null value is a null buffer, but no image: the native code.
+    if (!value && k->image_arg[index]) return real().clSetKernelArg(k->native, index, size, nullptr);
     cl_mem m = value ? *static_cast<const cl_mem*>(value) : nullptr;
     if (m && !valid(m)) return CL_INVALID_MEM_OBJECT;
     // The native kernel checks index and size with a null buffer.

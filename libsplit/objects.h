@@ -183,6 +183,7 @@ struct _cl_kernel {
   std::vector<bool> const_pointee;  // "const T*" arguments: never written
   std::vector<cl_kernel_arg_access_qualifier> access;  // images: read_only arguments are never written
   std::vector<bool> sampler_arg;                       // sampler_t arguments
+  std::vector<bool> image_arg;                         // image*_t arguments
   // clSetKernelExecInfo calls, replayed on the device kernel of a launch;
   // SVM pointers given this way tie the kernel to one device.
   std::vector<std::pair<cl_kernel_exec_info, std::vector<uint8_t>>> exec_info;

@@ -570,6 +570,20 @@ int unsupported(Cl& cl) {
     if (float_image) clReleaseMemObject(float_image);
     clReleaseMemObject(image);
   }
+  {
+    // Kernel arguments of image and sampler type: the native checks.
+    cl_program p = cl.build(
+        "__kernel void k(__read_only image2d_t im, __global float* b, sampler_t s) {\n"
+        "  b[0] = read_imagef(im, s, (int2)(0, 0)).x;\n"
+        "}\n");
+    cl_kernel k = cl.kernel(p, "k");
+    cl_mem none = nullptr;
+    printf("image arg: null value %d, null image %d, short %d\n", clSetKernelArg(k, 0, sizeof(cl_mem), nullptr),
+           clSetKernelArg(k, 0, sizeof(cl_mem), &none), clSetKernelArg(k, 0, 4, &none));
+    printf("sampler arg: null value %d\n", clSetKernelArg(k, 2, sizeof(cl_sampler), nullptr));
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
   cl_image_format bad_format = {CL_RGBA, CL_UNORM_SHORT_565};
   cl_mem bad = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &bad_format, &desc, nullptr, &err);
   printf("clCreateImage bad format = %d null=%d\n", err, bad == nullptr);
