@@ -645,6 +645,107 @@ int unsupported(Cl& cl) {
 // A program whose executable exists for one device of a two-device context
 // (created from that device's binary): a launch on the other device's queue
 // fails at enqueue (CL_INVALID_PROGRAM_EXECUTABLE), one on the first runs.
+// Images shared by two queues on two devices of one context: each image
+// is written on one device and read on the other (the shim moves it whole
+// between its devices), mapped, filled, copied, read.
+int images2q(Cl& cl) {
+  cl_device_id devices[2];
+  cl_uint n = 0;
+  CHECK(clGetDeviceIDs(cl.platform, CL_DEVICE_TYPE_ALL, 2, devices, &n));
+  if (n < 2) {
+    printf("one device\n");
+    return 0;
+  }
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, 2, devices, nullptr, nullptr, &err);
+  CHECK(err);
+  cl_command_queue q0 = clCreateCommandQueue(ctx, devices[0], 0, &err);
+  CHECK(err);
+  cl_command_queue q1 = clCreateCommandQueue(ctx, devices[1], 0, &err);
+  CHECK(err);
+  const char* src =
+      "__kernel void paint(__write_only image2d_t img, uint k) {\n"
+      "  int x = get_global_id(0), y = get_global_id(1);\n"
+      "  write_imageui(img, (int2)(x, y), (uint4)(x * k, y, k, 1));\n"
+      "}\n"
+      "__kernel void shift(__read_only image2d_t in, __write_only image2d_t out, __global uint* sum) {\n"
+      "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n"
+      "  int x = get_global_id(0), y = get_global_id(1);\n"
+      "  uint4 v = read_imageui(in, s, (int2)(x + 1, y));\n"
+      "  write_imageui(out, (int2)(x, y), v + (uint4)(100));\n"
+      "  sum[y * get_global_size(0) + x] = v.x + v.y * 1000;\n"
+      "}\n";
+  cl_program p = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(p, 2, devices, "", nullptr, nullptr));
+  cl_kernel paint = clCreateKernel(p, "paint", &err);
+  CHECK(err);
+  cl_kernel shift = clCreateKernel(p, "shift", &err);
+  CHECK(err);
+  const size_t W = 16, H = 8;
+  cl_image_format format = {CL_RGBA, CL_UNSIGNED_INT32};
+  cl_image_desc desc = {};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = W;
+  desc.image_height = H;
+  cl_mem a = clCreateImage(ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+  CHECK(err);
+  cl_mem b = clCreateImage(ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+  CHECK(err);
+  cl_mem sum = clCreateBuffer(ctx, CL_MEM_READ_WRITE, W * H * 4, nullptr, &err);
+  CHECK(err);
+  size_t global[2] = {W, H}, origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
+  cl_uint k = 3;
+  CHECK(clSetKernelArg(paint, 0, sizeof a, &a));
+  CHECK(clSetKernelArg(paint, 1, sizeof k, &k));
+  CHECK(clEnqueueNDRangeKernel(q0, paint, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+  CHECK(clFinish(q0));
+  CHECK(clSetKernelArg(shift, 0, sizeof a, &a));
+  CHECK(clSetKernelArg(shift, 1, sizeof b, &b));
+  CHECK(clSetKernelArg(shift, 2, sizeof sum, &sum));
+  CHECK(clEnqueueNDRangeKernel(q1, shift, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+  CHECK(clFinish(q1));
+  size_t row = 0;
+  auto* mapped = static_cast<cl_uint*>(clEnqueueMapImage(q0, b, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, origin,
+                                                         region, &row, nullptr, 0, nullptr, nullptr, &err));
+  CHECK(err);
+  std::vector<cl_uint> px(W * H * 4);
+  for (size_t y = 0; y < H; ++y) {
+    std::memcpy(&px[y * W * 4], reinterpret_cast<char*>(mapped) + y * row, W * 16);
+    reinterpret_cast<cl_uint*>(reinterpret_cast<char*>(mapped) + y * row)[0] = 7777;
+  }
+  CHECK(clEnqueueUnmapMemObject(q0, b, mapped, 0, nullptr, nullptr));
+  CHECK(clFinish(q0));
+  print("b mapped", px);
+  cl_uint color[4] = {9, 8, 7, 6};
+  size_t fo[3] = {2, 2, 0}, fr[3] = {5, 3, 1};
+  CHECK(clEnqueueFillImage(q1, a, color, fo, fr, 0, nullptr, nullptr));
+  CHECK(clFinish(q1));
+  CHECK(clEnqueueReadImage(q0, a, CL_TRUE, origin, region, 0, 0, px.data(), 0, nullptr, nullptr));
+  print("a filled", px);
+  CHECK(clEnqueueCopyImage(q0, b, a, origin, origin, fr, 0, nullptr, nullptr));
+  CHECK(clFinish(q0));
+  CHECK(clEnqueueReadImage(q1, a, CL_TRUE, origin, region, 0, 0, px.data(), 0, nullptr, nullptr));
+  print("a copied", px);
+  CHECK(clEnqueueNDRangeKernel(q0, shift, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+  CHECK(clFinish(q0));
+  std::vector<cl_uint> sums(W * H);
+  CHECK(clEnqueueReadBuffer(q1, sum, CL_TRUE, 0, W * H * 4, sums.data(), 0, nullptr, nullptr));
+  print("sum", sums);
+  CHECK(clEnqueueReadImage(q1, b, CL_TRUE, origin, region, 0, 0, px.data(), 0, nullptr, nullptr));
+  print("b", px);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(sum);
+  clReleaseKernel(paint);
+  clReleaseKernel(shift);
+  clReleaseProgram(p);
+  clReleaseCommandQueue(q0);
+  clReleaseCommandQueue(q1);
+  clReleaseContext(ctx);
+  return 0;
+}
+
 int noexec(Cl& cl) {
   cl_device_id devices[2];
   cl_uint n = 0;
@@ -714,6 +815,7 @@ int main(int argc, char** argv) {
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
   if (s == "noexec") return noexec(cl);
+  if (s == "images2q") return images2q(cl);
   fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }
