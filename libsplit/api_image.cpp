@@ -82,6 +82,14 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
   }
   cl_int err = CL_SUCCESS;
   cl_mem native = native_create(ctx->real, desc, &err);
+  if (native && err == CL_SUCCESS && desc && desc->num_mip_levels > 1) {
+    // Mip-mapped images (cl_khr_mipmap_image): the host copy holds level 0
+    // only, so they are refused rather than moved wrong (README, limitations).
+    real().clReleaseMemObject(native);
+    if (stand_in) real().clReleaseMemObject(stand_in);
+    log_line(1, "mip-mapped images are not supported while splitting");
+    return fail(CL_INVALID_OPERATION);
+  }
   if (stand_in) real().clReleaseMemObject(stand_in);
   if (!native || err != CL_SUCCESS) return fail(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES);
   std::map<cl_uint, std::vector<uint8_t>> image_answers;
