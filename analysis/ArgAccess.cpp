@@ -20,21 +20,155 @@ std::string_view openclBuiltinName(std::string_view mangled) {
   return mangled.substr(pos, len);
 }
 
+std::string ArgAccess::whyNotReduction() const {
+  if (!atomics || isReductionBuffer()) return "";
+  if (!not_reduction.empty()) return not_reduction;
+  if (escapes) return "the pointer escapes the analysis";
+  if (plain) return "also loaded or stored other than by atomics";
+  return "no reduction update";
+}
+
 namespace {
 
 using namespace llvm;
 
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+void notReduction(ArgAccess& a, std::string why) {
+  if (a.not_reduction.empty()) a.not_reduction = std::move(why);
+}
+
+// One more reduction update on the pointer: the same operation and width as
+// the others, or the pointer is no reduction buffer.
+void addReduction(ArgAccess& a, ReductionOp op, unsigned bits) {
+  if (a.reduction == ReductionOp::None) {
+    a.reduction = op;
+    a.reduction_bits = bits;
+  } else if (a.reduction != op || a.reduction_bits != bits) {
+    notReduction(a, std::string("mixes atomic ") + reduction_op_name(a.reduction) +
+                        std::to_string(a.reduction_bits) + " and " + reduction_op_name(op) +
+                        std::to_string(bits) + " updates");
+  }
+}
+
 void merge(ArgAccess& into, const ArgAccess& from) {
   into.reads |= from.reads;
   into.writes |= from.writes;
   into.atomics |= from.atomics;
   into.escapes |= from.escapes;
+  into.plain |= from.plain;
+  if (!from.not_reduction.empty()) notReduction(into, from.not_reduction);
+  if (from.reduction != ReductionOp::None) addReduction(into, from.reduction, from.reduction_bits);
 }
 
 void escape(ArgAccess& a) {
-  a.reads = a.writes = a.escapes = true;
+  a.reads = a.writes = a.escapes = a.plain = true;
+}
+
+// Integer width in bits of an atomic's value: 32 or 64, else 0.
+unsigned atomicBits(const Type* t) {
+  return t->isIntegerTy(32) ? 32 : t->isIntegerTy(64) ? 64 : 0;
+}
+
+// The reduction an atomicrmw on the pointer performs; records why not.
+void classifyRMW(const AtomicRMWInst& rmw, ArgAccess& a) {
+  ReductionOp op = ReductionOp::None;
+  switch (rmw.getOperation()) {
+    case AtomicRMWInst::Add:
+    case AtomicRMWInst::Sub: op = ReductionOp::Add; break;
+    case AtomicRMWInst::And: op = ReductionOp::And; break;
+    case AtomicRMWInst::Or: op = ReductionOp::Or; break;
+    case AtomicRMWInst::Xor: op = ReductionOp::Xor; break;
+    case AtomicRMWInst::Min: op = ReductionOp::Min; break;
+    case AtomicRMWInst::Max: op = ReductionOp::Max; break;
+    case AtomicRMWInst::UMin: op = ReductionOp::UMin; break;
+    case AtomicRMWInst::UMax: op = ReductionOp::UMax; break;
+    default:
+      return notReduction(a, std::string("atomicrmw ") +
+                                 AtomicRMWInst::getOperationName(rmw.getOperation()).str() +
+                                 " is not a reduction update");
+  }
+  unsigned bits = atomicBits(rmw.getValOperand()->getType());
+  if (!bits) return notReduction(a, "atomic update of a value other than a 32/64-bit integer");
+  if (rmw.getOrdering() != AtomicOrdering::Monotonic)
+    return notReduction(a, "atomic update with an order other than relaxed");
+  if (!rmw.use_empty()) return notReduction(a, "the result of an atomic update is used");
+  addReduction(a, op, bits);
+}
+
+// The pointee of a mangled builtin's first parameter, a pointer: its
+// builtin-type letter ('i' int, 'j' uint, 'l' long, 'm' ulong, 'f' float...)
+// after the qualifiers (address space, volatile, const, _Atomic); 0 when the
+// name does not have that shape.
+char firstPointeeType(std::string_view mangled) {
+  std::string_view name = openclBuiltinName(mangled);
+  if (name.size() == mangled.size()) return 0;
+  size_t pos = size_t(name.data() + name.size() - mangled.data());
+  if (pos >= mangled.size() || mangled[pos] != 'P') return 0;
+  ++pos;
+  while (pos < mangled.size()) {
+    char c = mangled[pos];
+    if (c == 'V' || c == 'K' || c == 'r') {
+      ++pos;
+    } else if (c == 'U') {  // vendor qualifier <len><name>: U3AS1, U7_Atomic
+      size_t len = 0, p = pos + 1;
+      while (p < mangled.size() && mangled[p] >= '0' && mangled[p] <= '9')
+        len = len * 10 + size_t(mangled[p++] - '0');
+      if (len == 0 || p + len > mangled.size()) return 0;
+      pos = p + len;
+    } else {
+      return c;
+    }
+  }
+  return 0;
+}
+
+// The reduction an OpenCL atomic builtin call performs on its argument
+// argNo; records why not. OpenCL 1.x atomic_* / atom_* (relaxed by
+// definition) and C11-style atomic_fetch_*_explicit with memory_order_relaxed.
+void classifyAtomicCall(const CallBase& call, std::string_view mangled, unsigned argNo,
+                        ArgAccess& a) {
+  std::string_view name = openclBuiltinName(mangled);
+  std::string why = "atomic " + std::string(name) + " is not a reduction update";
+  if (argNo != 0) return notReduction(a, "passed to " + std::string(name) + " as argument " +
+                                             std::to_string(argNo));
+  std::string_view op;
+  bool explicitOrder = false;
+  if (startsWith(name, "atomic_fetch_")) {
+    op = name.substr(13);
+    if (op.size() > 9 && op.substr(op.size() - 9) == "_explicit") {
+      op = op.substr(0, op.size() - 9);
+      explicitOrder = true;
+    } else if (op == "add" || op == "sub" || op == "and" || op == "or" || op == "xor" ||
+               op == "min" || op == "max") {
+      return notReduction(a, std::string(name) + " is sequentially consistent, not relaxed");
+    }
+  } else if (startsWith(name, "atomic_")) {
+    op = name.substr(7);
+  } else if (startsWith(name, "atom_")) {
+    op = name.substr(5);
+  }
+  char pointee = firstPointeeType(mangled);
+  bool isSigned = pointee == 'i' || pointee == 'l';
+  unsigned typeBits = (pointee == 'i' || pointee == 'j') ? 32 : (pointee == 'l' || pointee == 'm') ? 64 : 0;
+  ReductionOp kind = ReductionOp::None;
+  if (op == "add" || op == "sub" || op == "inc" || op == "dec") kind = ReductionOp::Add;
+  else if (op == "and") kind = ReductionOp::And;
+  else if (op == "or") kind = ReductionOp::Or;
+  else if (op == "xor") kind = ReductionOp::Xor;
+  else if (op == "min") kind = isSigned ? ReductionOp::Min : ReductionOp::UMin;
+  else if (op == "max") kind = isSigned ? ReductionOp::Max : ReductionOp::UMax;
+  else return notReduction(a, why);
+  unsigned bits = atomicBits(call.getType());
+  if (!bits || bits != typeBits)
+    return notReduction(a, "atomic " + std::string(name) + " on a value other than a 32/64-bit integer");
+  if (explicitOrder) {
+    const auto* order = call.arg_size() > 2 ? dyn_cast<ConstantInt>(call.getArgOperand(2)) : nullptr;
+    if (!order || !order->isZero())  // memory_order_relaxed is 0
+      return notReduction(a, std::string(name) + " with an order other than memory_order_relaxed");
+  }
+  if (!call.use_empty()) return notReduction(a, "the result of " + std::string(name) + " is used");
+  addReduction(a, kind, bits);
 }
 
 // What an external OpenCL builtin does with its pointer argument number argNo.
@@ -52,6 +186,11 @@ ArgAccess builtinAccess(std::string_view name, unsigned argNo, unsigned numArgs)
     // fetch-ops, exchange, compare-exchange (whose "expected" pointer is
     // read and written too), flags.
     a.reads = a.writes = a.atomics = true;
+  } else if (startsWith(name, "__opencl_atomic_") || startsWith(name, "__atomic_") ||
+             startsWith(name, "__sync_")) {
+    // Clang's library forms of atomics: the object is the first argument.
+    if (argNo == 0) a.reads = a.writes = a.atomics = true;
+    else escape(a);
   } else if (startsWith(name, "async_work_group")) {
     (argNo == 0 ? a.writes : a.reads) = true;
   } else if (name == "prefetch" || name == "wait_group_events") {
@@ -103,16 +242,18 @@ class Walker {
           if (sel->getCondition() == v) escape(acc);
           else follow(sel);
         } else if (isa<LoadInst>(u)) {
-          acc.reads = true;
+          acc.reads = acc.plain = true;
         } else if (const auto* st = dyn_cast<StoreInst>(u)) {
-          if (st->getPointerOperand() == v && st->getValueOperand() != v) acc.writes = true;
+          if (st->getPointerOperand() == v && st->getValueOperand() != v) acc.writes = acc.plain = true;
           else escape(acc);
         } else if (const auto* rmw = dyn_cast<AtomicRMWInst>(u)) {
           if (rmw->getPointerOperand() != v) escape(acc);
           acc.reads = acc.writes = acc.atomics = true;
+          classifyRMW(*rmw, acc);
         } else if (const auto* cx = dyn_cast<AtomicCmpXchgInst>(u)) {
           if (cx->getPointerOperand() != v) escape(acc);
           acc.reads = acc.writes = acc.atomics = true;
+          notReduction(acc, "compare-and-exchange is not a reduction update");
         } else if (const auto* call = dyn_cast<CallBase>(u)) {
           this->call(*call, v, acc);
         } else if (isa<ICmpInst>(u)) {
@@ -138,7 +279,10 @@ class Walker {
       } else if (const auto* intr = dyn_cast<IntrinsicInst>(&call)) {
         intrinsic(*intr, i, acc);
       } else if (callee->isDeclaration()) {
-        merge(acc, builtinAccess(openclBuiltinName(callee->getName()), i, call.arg_size()));
+        ArgAccess b = builtinAccess(openclBuiltinName(callee->getName()), i, call.arg_size());
+        if (b.atomics) classifyAtomicCall(call, callee->getName(), i, b);
+        else if (b.reads || b.writes) b.plain = true;
+        merge(acc, b);
       } else if (i < callee->arg_size()) {
         merge(acc, param(*callee, i));
       } else {
@@ -153,10 +297,11 @@ class Walker {
       case Intrinsic::memmove:
       case Intrinsic::memcpy_inline:
         (argNo == 0 ? acc.writes : acc.reads) = true;
+        acc.plain = true;
         return;
       case Intrinsic::memset:
       case Intrinsic::memset_inline:
-        acc.writes = true;
+        acc.writes = acc.plain = true;
         return;
       case Intrinsic::lifetime_start:
       case Intrinsic::lifetime_end:

@@ -6,7 +6,13 @@
 // pointers are known by name (vload/vstore, atomics, async copies, ...).
 // Whenever the pointer escapes (stored to memory, converted to an integer,
 // passed to an unknown function) the answer is conservative: read and write.
+//
+// Atomics are classified too: a pointer whose every atomic is the same
+// commutative reduction update with its result unused (summary.h ReductionOp),
+// and which is never loaded or stored otherwise, is a reduction buffer.
 #pragma once
+
+#include "libsplit/summary.h"
 
 #include <string>
 #include <string_view>
@@ -24,6 +30,18 @@ struct ArgAccess {
   bool writes = false;
   bool atomics = false;
   bool escapes = false;  // the answer is conservative: the pointer got away
+  bool plain = false;    // loaded or stored other than by an atomic (or escaped)
+  // The reduction update the atomics seen so far perform (None: none seen).
+  ReductionOp reduction = ReductionOp::None;
+  unsigned reduction_bits = 0;
+  // Why some atomic is not such an update ("" when every one is).
+  std::string not_reduction;
+
+  bool isReductionBuffer() const {
+    return atomics && !plain && !escapes && reduction != ReductionOp::None && not_reduction.empty();
+  }
+  // Why not, for messages ("" for a reduction buffer or a pointer without atomics).
+  std::string whyNotReduction() const;
 };
 
 // One entry per formal parameter of F (non-pointers stay all-false).

@@ -33,6 +33,24 @@ cl_context wrap_context(cl_context real_ctx, const cl_context_properties* props)
   return c;
 }
 
+// The runtime's internal contexts are made with the app's first context,
+// sharing it where the devices are the same (runtime.h). libsplit's own
+// builds and transfers must not reach an app's error callback, and context
+// properties other than the platform are the app's business: such contexts
+// are not shared.
+cl_context attach_and_wrap(cl_context r, const cl_context_properties* props, bool has_notify,
+                           cl_int* errcode_ret) {
+  bool adoptable = !has_notify;
+  for (const cl_context_properties* p = props; p && *p; p += 2)
+    adoptable = adoptable && p[0] == CL_CONTEXT_PLATFORM;
+  if (cl_int err = runtime().attach_contexts(r, adoptable)) {
+    real().clReleaseContext(r);
+    if (errcode_ret) *errcode_ret = err;
+    return nullptr;
+  }
+  return wrap_context(r, props);
+}
+
 // Device-side enqueue (the one feature libsplit refuses while splitting: the
 // UNSUP rows of cl_api_table.def) is not advertised, so that apps and test
 // suites do not pick it. Images, samplers, pipes, SVM and native kernels are
@@ -94,7 +112,7 @@ cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_
   // A failed creation is no context, whatever pointer came with the error
   // (PoCL can hand back a half-made one that aborts when released).
   if (!r || err != CL_SUCCESS) return nullptr;
-  return wrap_context(r, properties);
+  return attach_and_wrap(r, properties, pfn_notify != nullptr, errcode_ret);
 }
 
 cl_context clCreateContextFromType(const cl_context_properties* properties,
@@ -106,7 +124,7 @@ cl_context clCreateContextFromType(const cl_context_properties* properties,
   cl_context r = real().clCreateContextFromType(properties, device_type, pfn_notify, user_data, &err);
   if (errcode_ret) *errcode_ret = err;
   if (!r || err != CL_SUCCESS) return nullptr;
-  return wrap_context(r, properties);
+  return attach_and_wrap(r, properties, pfn_notify != nullptr, errcode_ret);
 }
 
 cl_int clRetainContext(cl_context c) {

@@ -55,6 +55,7 @@ cl_mem create_buffer(cl_context ctx, const cl_mem_properties* properties, cl_mem
     if (flags & CL_MEM_COPY_HOST_PTR) std::memcpy(store->shadow, host_ptr, size);
   }
   store->host_valid.add({0, size});
+  if (!wants_ptr) store->undefined.add({0, size});
   auto* m = new _cl_mem;
   m->context = ctx;
   retain(ctx);

@@ -11,7 +11,7 @@ namespace {
 void size_state(BufferStore& s) {
   size_t n = runtime().devices.size();
   if (s.dev_mem.size() < n) s.dev_mem.resize(n, nullptr);
-  if (s.dev_valid.size() < n) s.dev_valid.resize(n);
+  if (s.dev_valid.size() < n) s.dev_valid.resize(n, s.undefined);
 }
 }  // namespace
 
@@ -96,12 +96,14 @@ cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats*
 }
 
 void wrote_host(BufferStore& s, Range r) {
+  s.undefined.remove(r);
   s.host_valid.add(r);
   for (auto& v : s.dev_valid) v.remove(r);
 }
 
 void wrote_device(BufferStore& s, unsigned device, Range r) {
   size_state(s);
+  s.undefined.remove(r);
   s.host_valid.remove(r);
   for (unsigned d = 0; d < s.dev_valid.size(); ++d) {
     if (d == device)
@@ -109,6 +111,11 @@ void wrote_device(BufferStore& s, unsigned device, Range r) {
     else
       s.dev_valid[d].remove(r);
   }
+}
+
+void discard_device(BufferStore& s, unsigned device, Range r) {
+  size_state(s);
+  s.dev_valid[device].remove(r);
 }
 
 }  // namespace libsplit

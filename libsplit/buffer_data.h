@@ -32,5 +32,8 @@ cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats*
 // r was written on the host / on the device: every other copy is stale.
 void wrote_host(BufferStore& s, Range r);
 void wrote_device(BufferStore& s, unsigned device, Range r);
+// The device's copy of r is overwritten with scratch (a reduction buffer's
+// private copy): no longer valid there. Other copies are unchanged.
+void discard_device(BufferStore& s, unsigned device, Range r);
 
 }  // namespace libsplit

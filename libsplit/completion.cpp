@@ -32,6 +32,12 @@ namespace {
 
 // The native events handed over by the run() executing on this thread.
 thread_local std::vector<std::unique_ptr<NativeWait>> t_waits;
+// Device queues given unobserved work by that run().
+thread_local std::vector<cl_command_queue> t_untracked;
+
+void add_unique(std::vector<cl_command_queue>& v, cl_command_queue dq) {
+  if (std::find(v.begin(), v.end(), dq) == v.end()) v.push_back(dq);
+}
 
 cl_int final_status(cl_int status) {
   return status == CL_SUCCESS ? CL_COMPLETE : (status < 0 ? status : -status);
@@ -85,9 +91,31 @@ void complete_after(cl_command_queue device_queue, cl_event native,
   t_waits.push_back(std::move(w));
 }
 
+void note_device_work(cl_command_queue device_queue) { add_unique(t_untracked, device_queue); }
+
 bool has_pending_completions(cl_command_queue q) { return !q->pending.empty(); }
 
 void finish_command(cl_command_queue q, cl_event e, cl_int status) {
+  // Only we hold an event nobody kept: its command cannot be observed.
+  const bool observed = ref_count(e) > 1;
+  std::vector<cl_command_queue> untracked;
+  {
+    std::lock_guard lock(q->mutex);
+    for (cl_command_queue dq : t_untracked) add_unique(q->untracked, dq);
+    if (observed) untracked.swap(q->untracked);
+  }
+  t_untracked.clear();
+  // An observed command completes after all earlier device work of its queue.
+  for (cl_command_queue dq : untracked) {
+    auto w = std::make_unique<NativeWait>();
+    w->device_queue = dq;
+    if (real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &w->native) == CL_SUCCESS && w->native) {
+      real().clFlush(dq);
+      t_waits.push_back(std::move(w));
+    } else {
+      real().clFinish(dq);
+    }
+  }
   auto entry = std::make_shared<PendingCompletion>();
   entry->queue = q;
   entry->event = e;
@@ -138,6 +166,7 @@ void help_complete(cl_command_queue q) {
   std::vector<cl_command_queue> queues;
   {
     std::lock_guard lock(q->mutex);
+    queues.swap(q->untracked);
     for (auto& entry : q->pending)
       for (auto& w : entry->waits)
         if (!w->handled.load()) {

@@ -24,6 +24,15 @@ namespace libsplit {
 void complete_after(cl_command_queue device_queue, cl_event native,
                     std::function<void(cl_event native, cl_event app)> on_complete = nullptr);
 
+// Called from inside a command's run() instead of complete_after() when the
+// run only needs its device work to be ordered, not observed: no native
+// event, no callback (a driver callback costs more than a short kernel).
+// If the app can observe the command (it kept the event, or the call
+// blocks), finish_command() adds a native marker on the device queue then;
+// otherwise the work is remembered on the app queue, and the next observed
+// command of that queue, or clFinish, covers it.
+void note_device_work(cl_command_queue device_queue);
+
 // Ends the command whose run() just returned `status` on queue q: marks the
 // app event `e` (whose reference this takes over) final now, or once the
 // native events given to complete_after() by this run() and every earlier

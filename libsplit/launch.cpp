@@ -8,6 +8,7 @@
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
+#include "reduction.h"
 #include "sampler_data.h"
 
 #include <algorithm>
@@ -30,6 +31,22 @@ int64_t scalar_value(const ArgValue& a, const ArgSummary* s) {
     default: break;
   }
   return v;
+}
+
+// Why the launch's reduction buffers cannot get private copies ("" when
+// they can): the copy must be the only way the kernel reaches those bytes,
+// and element-aligned in its root store.
+std::string reduction_conflict(const Launch& L) {
+  for (const BufferArg& r : L.buffers) {
+    if (!r.summary || r.summary->reduction == ReductionOp::None) continue;
+    const std::string who = "reduction buffer (argument " + std::to_string(r.index) + ")";
+    if (r.mem->origin % (r.summary->reduction_bits / 8))
+      return who + " not aligned to its elements in its parent buffer";
+    for (const BufferArg& other : L.buffers)
+      if (&other != &r && other.mem->store == r.mem->store)
+        return who + " shares memory with argument " + std::to_string(other.index);
+  }
+  return "";
 }
 
 bool chunk_scheduler(std::string_view name) {
@@ -89,17 +106,24 @@ void describe(Launch& L) {
     }
   }
 
+  // Global atomics allow a split only on reduction buffers (reduction.h).
+  const bool atomics_ok = ks && (!ks->uses_global_atomics || atomics_are_reductions(*ks));
   L.split = spec.uniform && ndev >= 2 && !device_bound &&
             (p->mode == _cl_program::Mode::Plain ||
-             (ks && ks->splittable && !ks->uses_global_atomics && !ks->uses_images));
+             (ks && ks->splittable && atomics_ok && !ks->uses_images));
   L.why_whole = !spec.uniform ? "non-uniform work-groups"
                 : device_bound ? device_bound
                 : p->mode == _cl_program::Mode::Preparing ? "partition-ready program in preparation"
                 : p->mode == _cl_program::Mode::Whole ? "program not partition-ready"
                 : (L.compiled && !ks) ? "kernel missing from summary"
                 : (ks && !ks->splittable) ? ks->not_splittable_reason
-                : (ks && ks->uses_global_atomics) ? "global atomics"
+                : (ks && !atomics_ok) ? "global atomics"
                 : (ks && ks->uses_images) ? "images" : "";
+  if (L.split && ks)
+    if (std::string why = reduction_conflict(L); !why.empty()) {
+      L.split = false;
+      L.why_whole = why;
+    }
   L.dim = spec.dims - 1;
   if (L.split && ks) {
     SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev);
@@ -163,7 +187,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   // Probes read the launch's inputs: copy them before the real work runs.
   std::shared_ptr<StagedProbes> probes;
   if (std::vector<sched::Chunk> wanted = plan->probes(); !wanted.empty())
-    probes = stage_probes(L, wanted);
+    probes = stage_probes(L, wanted, plan->probe_staging_room());
   const cl_ulong t3 = now_ns();
   cl_int err;
   if (std::optional<unsigned> whole = plan->whole_device()) {
@@ -252,7 +276,7 @@ cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned
 }
 
 cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sched::Chunk& c,
-                    cl_event* event) {
+                    cl_event* event, bool original) {
   const LaunchSpec& spec = L.spec;
   const unsigned dim = L.dim;
   size_t off[3], glob[3], loc[3];
@@ -261,7 +285,7 @@ cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sc
     off[dim] = spec.offset[dim] + c.first_group * spec.local[dim];
     glob[dim] = c.group_count * spec.local[dim];
   }
-  if (L.compiled) {
+  if (L.compiled && !original) {
     cl_ulong4 ctx;
     ctx.s[0] = dim;
     ctx.s[1] = c.first_group;

@@ -89,9 +89,10 @@ std::string ms(double seconds);
 cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned d,
                        const std::map<BufferStore*, cl_mem>* scratch = nullptr);
 
-// Enqueues chunk c of the launch on dq (offset sub-launch + hidden ctx).
+// Enqueues chunk c of the launch on dq (offset sub-launch + hidden ctx;
+// `original`: dk is the app's own kernel, which has no hidden argument).
 cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sched::Chunk& c,
-                    cl_event* event);
+                    cl_event* event, bool original = false);
 
 // One LIBSPLIT_TRACE row (seconds in, milliseconds out).
 SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chunk,
@@ -115,7 +116,9 @@ cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan);
 // Probes: inputs are copied on the host BEFORE the real work is enqueued (the
 // probe sees the launch's inputs), the probe kernels are enqueued after it.
 struct StagedProbes;
-std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& probes);
+// Stages the probes whose inputs can be copied within `room` seconds.
+std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& probes,
+                                           double room);
 void start_probes(const Launch& L, std::shared_ptr<StagedProbes> staged);
 
 // Measurements that complete on driver threads are posted here and handed to
@@ -123,5 +126,10 @@ void start_probes(const Launch& L, std::shared_ptr<StagedProbes> staged);
 void post_report(const sched::LaunchKey& key, std::vector<sched::ChunkTiming> timings);
 void post_probe_report(const sched::LaunchKey& key, const sched::ChunkTiming& timing);
 void deliver_reports();
+// A whole launch measured without a driver callback: its native event (one
+// reference taken over) is polled by deliver_reports() until it completes.
+// Launch thread only (under the exec lock).
+void watch_whole_launch(const sched::LaunchKey& key, unsigned device, uint64_t launch,
+                        uint64_t groups, cl_event native, double transfer);
 
 }  // namespace libsplit

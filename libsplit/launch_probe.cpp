@@ -12,6 +12,7 @@
 #include "program_prep.h"
 #include "real_api.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace libsplit {
@@ -57,25 +58,43 @@ cl_command_queue probe_queue(unsigned device) {
   return d.probe_queue;
 }
 
-// Copies the inputs of chunk c on the host; false when it cannot be probed.
-bool stage(const Launch& L, const sched::Chunk& c, StagedProbe& probe) {
+// Host copy rate of probe staging (bytes per second), measured; the first
+// estimate is deliberately low (fresh pages fault in as they are copied).
+std::atomic<double> staging_rate{2e9};
+
+void record_staging_rate(size_t bytes, double seconds) {
+  if (bytes < (1u << 20) || seconds <= 0) return;  // too small to time
+  const double measured = double(bytes) / seconds;
+  staging_rate.store(0.5 * staging_rate.load() + 0.5 * measured);
+}
+
+// Copies the inputs of chunk c on the host when that is estimated to cost at
+// most `room` seconds (*cost = the estimate); false when it cannot be probed.
+bool stage(const Launch& L, const sched::Chunk& c, double room, StagedProbe& probe,
+           double* cost) {
   probe.chunk = c;
   const cl_ulong t0 = now_ns();
   std::map<BufferStore*, IntervalSet> inputs;
   for (const BufferArg& b : L.buffers) {
     if (b.mem->parent) return false;
-    BufferStore* s = b.mem->store.get();
-    cl_mem m = scratch_buffer(*s, c.device);
-    if (!m) return false;
-    probe.scratch[s] = m;
     if (!b.reads) continue;
     std::optional<IntervalSet> reads = L.slice_bytes(b, c, false);
     if (!reads) return false;
-    for (const Range& r : reads->ranges()) inputs[s].add(r);
+    for (const Range& r : reads->ranges()) inputs[b.mem->store.get()].add(r);
   }
   size_t total = 0;
   for (auto& [s, set] : inputs)
     for (const Range& r : set.ranges()) total += r.size();
+  // One work-group may read far more than its share (a column of a
+  // row-major matrix spans the whole matrix): decide before copying.
+  *cost = double(total) / staging_rate.load();
+  if (*cost > room) return false;
+  for (const BufferArg& b : L.buffers) {
+    BufferStore* s = b.mem->store.get();
+    cl_mem m = scratch_buffer(*s, c.device);
+    if (!m) return false;
+    probe.scratch[s] = m;
+  }
   probe.bytes.resize(total);
   size_t at = 0;
   for (auto& [s, set] : inputs)
@@ -86,6 +105,7 @@ bool stage(const Launch& L, const sched::Chunk& c, StagedProbe& probe) {
       at += r.size();
     }
   probe.staging_seconds = (now_ns() - t0) * 1e-9;
+  record_staging_rate(total, probe.staging_seconds);
   return true;
 }
 
@@ -112,16 +132,23 @@ void CL_CALLBACK probe_done(cl_event e, cl_int status, void* user) {
 
 }  // namespace
 
-std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& wanted) {
+std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& wanted,
+                                           double room) {
   auto staged = std::make_shared<StagedProbes>();
   const bool probeable = L.compiled && L.regions_known();
   for (const sched::Chunk& c : wanted) {
     StagedProbe probe;
+    double cost = 0;
     if (probeable && c.group_count > 0 && c.first_group + c.group_count <= L.total_groups &&
-        stage(L, c, probe)) {
+        stage(L, c, room, probe, &cost)) {
+      room -= probe.staging_seconds;
       staged->probes.push_back(std::move(probe));
     } else {
       // Every probe handed out is reported once: this one could not run.
+      if (cost > room)
+        log_line(2, "probe of launch " + std::to_string(L.id) + " " + L.kernel->name + " on dev" +
+                        std::to_string(c.device) + " not run: staging its inputs would cost ~" +
+                        ms(cost) + " ms, the exploration budget has " + ms(room) + " ms");
       post_probe_report(L.key, {c, 0, probe.staging_seconds});
     }
   }

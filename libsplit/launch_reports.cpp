@@ -4,8 +4,11 @@
 // and plan() race, and a report may simply arrive a few launches late.
 #include "launch.h"
 
+#include "real_api.h"
+
 #include <deque>
 #include <mutex>
+#include <vector>
 
 namespace libsplit {
 
@@ -23,7 +26,40 @@ std::deque<Posted>& posted() {
   return *queue;
 }
 
+// Whole launches measured by polling their native event (launch thread only).
+struct Watched {
+  sched::LaunchKey key;
+  unsigned device;
+  uint64_t launch, groups;
+  cl_event native;
+  double transfer;
+};
+std::vector<Watched> g_watched;
+
+void harvest_watched(sched::Scheduler& scheduler) {
+  size_t kept = 0;
+  for (Watched& w : g_watched) {
+    cl_int status = CL_QUEUED;
+    real().clGetEventInfo(w.native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    if (status > CL_COMPLETE) {
+      g_watched[kept++] = w;
+      continue;
+    }
+    const double seconds =
+        status == CL_COMPLETE ? apply_slowdown(w.device, w.launch, event_seconds(w.native)) : 0;
+    real().clReleaseEvent(w.native);
+    if (seconds > 0)
+      scheduler.report(w.key, {sched::ChunkTiming{{w.device, 0, w.groups}, seconds, w.transfer}});
+  }
+  g_watched.resize(kept);
+}
+
 }  // namespace
+
+void watch_whole_launch(const sched::LaunchKey& key, unsigned device, uint64_t launch,
+                        uint64_t groups, cl_event native, double transfer) {
+  g_watched.push_back({key, device, launch, groups, native, transfer});
+}
 
 void post_report(const sched::LaunchKey& key, std::vector<sched::ChunkTiming> timings) {
   std::lock_guard lock(g_mutex);
@@ -42,6 +78,7 @@ void deliver_reports() {
     due.swap(posted());
   }
   sched::Scheduler& scheduler = *runtime().scheduler;
+  harvest_watched(scheduler);
   for (Posted& p : due) {
     if (p.probe) scheduler.report_probe(p.key, p.timings.front());
     else scheduler.report(p.key, p.timings);

@@ -3,12 +3,15 @@
 // bytes its chunks read (gathered on the host first, while every device is
 // idle), runs its sub-kernels, and the written bytes are marked valid on the
 // writing device; buffers whose written bytes are unknown or overlap between
-// devices are diff-merged against their pre-launch contents.
+// devices are diff-merged against their pre-launch contents. Reduction buffers
+// (reduction.h) get a private copy per device instead, combined on the host
+// after the launch.
 #include "launch.h"
 
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
+#include "reduction.h"
 
 #include <algorithm>
 #include <sstream>
@@ -31,6 +34,10 @@ struct StoreUse {
   bool written = false, merge = false;
   std::vector<IntervalSet> needed, wrote;  // per device
   std::vector<bool> wrote_unknown;         // per device: whole hull written
+  // A reduction buffer: `first` runs on the current contents, the other
+  // devices on copies filled with the identity; combined after the launch.
+  const ArgSummary* reduction = nullptr;
+  unsigned first = 0;
 };
 
 // Drains the plan (round-robin over devices) into chunks per device.
@@ -68,6 +75,17 @@ std::map<BufferStore*, StoreUse> store_uses(const Launch& L,
     Range whole = root_range(b.mem, 0, b.mem->size);
     u.hull = {std::min(u.hull.begin, whole.begin), std::max(u.hull.end, whole.end)};
     u.written |= b.writes;
+    if (used.size() >= 2 && b.summary && b.summary->reduction != ReductionOp::None) {
+      // describe() made sure no other argument reaches this store. The first
+      // copy goes where the contents already are, if anywhere.
+      u.reduction = b.summary;
+      u.written = true;
+      u.first = used[0];
+      for (unsigned d : used)
+        if (d < b.mem->store->dev_valid.size() && b.mem->store->dev_valid[d].covers(whole)) u.first = d;
+      u.needed[u.first].add(whole);
+      continue;
+    }
     for (unsigned d : used) {
       for (const ChunkRun& r : runs[d]) {
         if (b.reads) {
@@ -93,7 +111,7 @@ std::map<BufferStore*, StoreUse> store_uses(const Launch& L,
   // are unknown or overlap between devices.
   const bool force_merge = runtime().controls.merge_all || !L.compiled;
   for (auto& [s, u] : stores) {
-    if (!u.written || used.size() < 2) continue;
+    if (!u.written || used.size() < 2 || u.reduction) continue;
     bool merge = force_merge;
     for (unsigned i = 0; i < used.size() && !merge; ++i) {
       if (u.wrote_unknown[used[i]]) merge = true;
@@ -104,6 +122,39 @@ std::map<BufferStore*, StoreUse> store_uses(const Launch& L,
     u.merge = merge;
   }
   return stores;
+}
+
+// Device d's private copy of a reduction buffer, filled with the identity
+// (queued on its queue, before its sub-kernels).
+cl_int fill_identity(BufferStore& s, const StoreUse& u, unsigned d) {
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = device_buffer(s, d, &err);
+  if (!mem) return err;
+  discard_device(s, d, u.hull);
+  std::vector<uint8_t> identity = reduction_identity(u.reduction->reduction, u.reduction->reduction_bits);
+  uint64_t bytes = u.hull.size() / identity.size() * identity.size();
+  if (!bytes) return CL_SUCCESS;
+  return real().clEnqueueFillBuffer(runtime().devices[d].queue, mem, identity.data(), identity.size(),
+                                    u.hull.begin, bytes, 0, nullptr, nullptr);
+}
+
+// The devices' copies of a reduction buffer combined into the host shadow.
+cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsigned>& used) {
+  Runtime& rt = runtime();
+  uint8_t* out = s.shadow + u.hull.begin;
+  cl_int err = real().clEnqueueReadBuffer(rt.devices[u.first].queue, s.dev_mem[u.first], CL_TRUE,
+                                          u.hull.begin, u.hull.size(), out, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) return err;
+  std::vector<uint8_t> copy(u.hull.size());
+  for (unsigned d : used) {
+    if (d == u.first) continue;
+    err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE, u.hull.begin,
+                                     u.hull.size(), copy.data(), 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) return err;
+    combine_reduction(u.reduction->reduction, u.reduction->reduction_bits, out, copy.data(), copy.size());
+  }
+  wrote_host(s, u.hull);
+  return CL_SUCCESS;
 }
 
 }  // namespace
@@ -125,6 +176,9 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   std::map<BufferStore*, std::vector<uint8_t>> snapshots;
   for (auto& [s, u] : stores) {
     if (!u.merge) continue;
+    // The diff needs every device's copy equal to the snapshot: undefined
+    // bytes take the shadow's contents everywhere first.
+    for (const Range& r : s->undefined.present(u.hull)) wrote_host(*s, r);
     if (cl_int err = ensure_host(*s, u.hull)) return err;
     snapshots[s].assign(s->shadow + u.hull.begin, s->shadow + u.hull.end);
     for (unsigned d : used) u.needed[d].add(u.hull);
@@ -147,9 +201,11 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     cl_int err = CL_SUCCESS;
     cl_command_queue dq = rt.devices[d].queue;
     real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_begin[d]);
-    for (auto& [s, u] : stores)
+    for (auto& [s, u] : stores) {
       for (const Range& r : u.needed[d].ranges())
         if ((err = ensure_device(*s, d, r, &moved[d]))) return err;
+      if (u.reduction && d != u.first && (err = fill_identity(*s, u, d))) return err;
+    }
     real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_end[d]);
     cl_kernel dk = device_kernel(L.kernel, d, &err);
     if (!dk) return err;
@@ -187,8 +243,16 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   if (status != CL_SUCCESS) return status;
 
   // Where the written bytes now live.
+  bool any_reduction = false;
   for (auto& [s, u] : stores) {
     if (!u.written) continue;
+    if (u.reduction) {
+      any_reduction = true;
+      cl_ulong t0 = now_ns();
+      if (cl_int err = combine_copies(*s, u, used)) return err;
+      rt.tracer->span("combine", "transfer", 0, t0, now_ns());
+      continue;
+    }
     if (!u.merge) {
       for (unsigned d : used) {
         if (u.wrote_unknown[d]) wrote_device(*s, d, u.hull);
@@ -231,6 +295,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     bool any_merge = false;
     for (auto& [s, u] : stores) any_merge |= u.merge;
     if (any_merge) line << " | merged";
+    if (any_reduction) line << " | reduced (combined on the host)";
     log_line(1, line.str());
   }
   return CL_SUCCESS;

@@ -32,30 +32,36 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   const double transfer = (now_ns() - t0) * 1e-9;
 
   cl_int err = CL_SUCCESS;
-  cl_kernel dk = device_kernel(L.kernel, device, &err);
+  bool original = false;
+  cl_kernel dk = whole_kernel(L.kernel, device, &err, &original);
   if (!dk) return err;
   if ((err = set_device_args(dk, L.args, device))) return err;
   for (const auto& [param, bytes] : L.exec_info)
     if ((err = real().clSetKernelExecInfo(dk, param, bytes.size(), bytes.data()))) return err;
   const sched::Chunk chunk{device, 0, L.total_groups};
   cl_command_queue dq = rt.devices[device].queue;
+  // What the app or libsplit needs to see of the kernel's end decides how
+  // much is made of it: nothing (ordered on the device queue), a polled
+  // native event (the scheduler's measurement), or a driver callback
+  // (profiled app queues: device times on the app's event; trace and log).
+  const bool measure = plan != nullptr;
+  const bool traced = rt.tracer->enabled() || rt.controls.log >= 1;
+  const bool profiled = L.queue->properties & CL_QUEUE_PROFILING_ENABLE;
+  const bool callback = traced || profiled || injected_slowdown(device, L.id) != 1.0;
   cl_event done = nullptr;
-  if ((err = launch_chunk(dq, dk, L, chunk, &done))) return err;
+  if ((err = launch_chunk(dq, dk, L, chunk, measure || callback ? &done : nullptr, original))) return err;
   for (const BufferArg& b : L.buffers)
     if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
   for (const ImageArg& img : L.images)
     if (img.writes) wrote_image_device(*img.mem->image, device);
   real().clFlush(dq);
-
-  // What the completion callback reports (the Launch itself is gone by then).
-  const bool measure = plan != nullptr;
-  const bool traced = rt.tracer->enabled() || rt.controls.log >= 1;
-  const bool profiled = L.queue->properties & CL_QUEUE_PROFILING_ENABLE;
-  if (profiled) device_to_host_ns(device, 0);  // measures the clock offset once, here
-  if (!measure && !traced && !profiled && injected_slowdown(device, L.id) == 1.0) {
-    complete_after(dq, done);
+  if (!callback) {
+    if (measure) watch_whole_launch(L.key, device, L.id, L.total_groups, done, transfer);
+    note_device_work(dq);
     return CL_SUCCESS;
   }
+
+  if (profiled) device_to_host_ns(device, 0);  // measures the clock offset once, here
   SubKernelRow row = trace_row(L, device, chunk, 0, transfer, plan ? plan->predicted_seconds(device) : 0);
   std::ostringstream head;
   head << "launch " << L.id << " " << L.kernel->name << " dim " << L.dim << " groups " << L.total_groups

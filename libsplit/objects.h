@@ -43,6 +43,10 @@ struct BufferStore {
   uint8_t* shadow = nullptr;        // USE_HOST_PTR: the app's memory
   std::unique_ptr<uint8_t[]> owned; // otherwise ours
   IntervalSet host_valid;
+  // Bytes nobody wrote since creation (no host pointer given): their
+  // contents are undefined, so every copy is as good as any other and none
+  // is ever transferred (an output buffer is not uploaded before its kernel).
+  IntervalSet undefined;
   std::vector<cl_mem> dev_mem;      // per runtime device, created lazily
   std::vector<IntervalSet> dev_valid;
   // Device sub-buffers handed to kernels for app sub-buffers: (device, origin, size) -> mem.
@@ -101,6 +105,9 @@ struct _cl_command_queue {
   size_t in_flight = 0;  // queued + running
   // Commands that ran but wait for their device work (completion.h), in order.
   std::deque<std::shared_ptr<libsplit::PendingCompletion>> pending;
+  // Device queues with work of commands nobody can observe (no app event
+  // kept, not blocking): no native event was made for it (completion.h).
+  std::vector<cl_command_queue> untracked;
   bool stopping = false;
   std::thread worker;
 };

@@ -85,6 +85,18 @@ cl_program from_device_binaries(unsigned slot, const std::vector<cl_device_id>& 
 
 // The platform slots, those holding the app's own devices first (a program
 // still preparing runs there).
+// Whether `program` built successfully for every device of `ids`.
+bool built_for(cl_program program, const std::vector<cl_device_id>& ids) {
+  for (cl_device_id id : ids) {
+    cl_build_status status = CL_BUILD_NONE;
+    if (real().clGetProgramBuildInfo(program, id, CL_PROGRAM_BUILD_STATUS, sizeof status, &status,
+                                     nullptr) != CL_SUCCESS ||
+        status != CL_BUILD_SUCCESS)
+      return false;
+  }
+  return !ids.empty();
+}
+
 std::vector<unsigned> slot_order(cl_program p) {
   Runtime& rt = runtime();
   std::vector<unsigned> order;
@@ -99,14 +111,21 @@ std::vector<unsigned> slot_order(cl_program p) {
 
 // Builds `source` (through cached device binaries when it was built before),
 // else `binaries`, else p's IL on every platform slot; `built(slot, program)`
-// hears of each slot as soon as it is ready.
+// hears of each slot as soon as it is ready. Slots where `ready` holds a
+// program take it as built (one more reference).
 Built build_per_slot(cl_program p, const std::string* source, const std::string& options,
                      const Binaries* binaries = nullptr,
-                     const std::function<void(unsigned, cl_program)>& built = nullptr) {
+                     const std::function<void(unsigned, cl_program)>& built = nullptr,
+                     const std::vector<cl_program>* ready = nullptr) {
   Runtime& rt = runtime();
   Built out;
   out.programs.assign(rt.platforms.size(), nullptr);
   for (unsigned s : slot_order(p)) {
+    if (ready && s < ready->size() && (*ready)[s]) {
+      real().clRetainProgram((*ready)[s]);
+      out.programs[s] = (*ready)[s];
+      continue;
+    }
     std::vector<cl_device_id> ids = slot_devices(s);
     cl_int err = CL_SUCCESS;
     cl_program prog = nullptr;
@@ -426,12 +445,29 @@ void start_preparation(cl_program p) {
     return;
   }
   p->mode = Mode::Preparing;
+  // Where libsplit shares the app's context (runtime.h), the app's own build
+  // is that slot's original: the first launches need nothing more.
+  std::vector<cl_program> ready(rt.platforms.size(), nullptr);
+  for (unsigned s = 0; s < rt.platforms.size(); ++s)
+    if (rt.contexts[s] == p->context->real && built_for(p->native, slot_devices(s))) {
+      real().clRetainProgram(p->native);
+      ready[s] = p->native;
+      log_line(2, "preparation: the app's build is the original of platform slot " + std::to_string(s));
+    }
+  {
+    std::lock_guard lock(p->prep_mutex);
+    for (unsigned s = 0; s < ready.size(); ++s)
+      if (ready[s]) {
+        real().clRetainProgram(ready[s]);
+        p->originals[s] = ready[s];
+      }
+  }
   {
     std::lock_guard lock(g_jobs_mutex);
     ++g_jobs;
   }
   retain(p);
-  std::thread([p, generation, source = p->source, options = p->options] {
+  std::thread([p, generation, source = p->source, options = p->options, ready]() mutable {
     const cl_ulong t0 = now_ns();
     // Each slot's original is published as soon as it is built: the first
     // launches need only the app's device's.
@@ -443,7 +479,8 @@ void start_preparation(cl_program p) {
         p->originals[slot] = prog;
       }
       p->prep_cv.notify_all();
-    });
+    }, &ready);
+    release_all(ready);
     log_line(2, "preparation: original source built in " + ms_since(t0));
     bool current;
     {
@@ -526,9 +563,10 @@ void remember_binaries(cl_program p, const unsigned char* const* binaries, size_
   }
 }
 
-cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
+namespace {
+
+cl_kernel kernel_of(cl_kernel k, unsigned device, bool original, cl_int* err) {
   Runtime& rt = runtime();
-  const bool original = k->program->mode == Mode::Preparing;
   std::vector<cl_kernel>& kernels = original ? k->per_device_original : k->per_device;
   const std::vector<cl_program>& programs = original ? k->program->originals : k->program->per_platform;
   if (kernels.size() < rt.devices.size()) kernels.resize(rt.devices.size(), nullptr);
@@ -544,6 +582,28 @@ cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
   }
   *err = CL_SUCCESS;
   return kernels[device];
+}
+
+}  // namespace
+
+cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
+  return kernel_of(k, device, k->program->mode == Mode::Preparing, err);
+}
+
+cl_kernel whole_kernel(cl_kernel k, unsigned device, cl_int* err, bool* original) {
+  cl_program p = k->program;
+  const unsigned slot = runtime().devices[device].slot;
+  bool have_original;
+  {
+    std::lock_guard lock(p->prep_mutex);
+    have_original = slot < p->originals.size() && p->originals[slot];
+  }
+  *original = have_original;
+  if (have_original) {
+    if (cl_kernel dk = kernel_of(k, device, true, err)) return dk;
+    *original = false;
+  }
+  return device_kernel(k, device, err);
 }
 
 cl_int check_executable(cl_kernel k, unsigned device) {

@@ -32,6 +32,11 @@ void remember_binaries(cl_program p, const unsigned char* const* binaries, size_
 // The kernel object for runtime device d (created on first use); null when
 // the program has none there.
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err);
+// For a launch run whole on d: the kernel of the app's own source when the
+// background job built it for d's platform (*original = true: the exact
+// kernel the app would have run, without the hidden partition argument),
+// else device_kernel().
+cl_kernel whole_kernel(cl_kernel k, unsigned device, cl_int* err, bool* original);
 
 // At enqueue: CL_INVALID_PROGRAM_EXECUTABLE (logged) when k's program has no
 // executable on libsplit's runtime device `device` (where a launch that

@@ -65,35 +65,6 @@ Runtime* create_runtime() {
     d.base_addr_align = device_value<cl_uint>(d.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
     rt->devices.push_back(d);
   }
-  for (unsigned s = 0; s < rt->platforms.size(); ++s) {
-    std::vector<cl_device_id> ids;
-    for (auto& d : rt->devices)
-      if (d.slot == s) ids.push_back(d.id);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                     reinterpret_cast<cl_context_properties>(rt->platforms[s]), 0};
-    cl_int err = CL_SUCCESS;
-    cl_context c = api.clCreateContext(props, static_cast<cl_uint>(ids.size()), ids.data(),
-                                       nullptr, nullptr, &err);
-    if (err != CL_SUCCESS) {
-      fprintf(stderr, "libsplit: cannot create an internal context (%d); not splitting\n", err);
-      rt->why_not_splitting = "internal context creation failed";
-      rt->devices.clear();
-      return rt;
-    }
-    rt->contexts.push_back(c);
-  }
-  for (auto& d : rt->devices) {
-    cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    cl_int err = CL_SUCCESS;
-    d.queue = api.clCreateCommandQueueWithProperties(rt->contexts[d.slot], d.id, qp, &err);
-    if (err != CL_SUCCESS) {
-      fprintf(stderr, "libsplit: cannot create a queue on %s (%d); not splitting\n",
-              d.name.c_str(), err);
-      rt->why_not_splitting = "internal queue creation failed";
-      rt->devices.clear();
-      return rt;
-    }
-  }
   std::vector<sched::DeviceInfo> infos;
   for (auto& d : rt->devices) {
     sched::DeviceInfo info;
@@ -119,6 +90,54 @@ Runtime* create_runtime() {
 }
 
 }  // namespace
+
+cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
+  std::lock_guard lock(attach_mutex);
+  if (attached) return attach_error;
+  attached = true;
+  const RealApi& api = real();
+  std::vector<cl_device_id> app_devices;
+  cl_uint n = 0;
+  if (adoptable && api.clGetContextInfo(app_real, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, nullptr) == CL_SUCCESS) {
+    app_devices.resize(n);
+    api.clGetContextInfo(app_real, CL_CONTEXT_DEVICES, n * sizeof(cl_device_id), app_devices.data(), nullptr);
+    std::sort(app_devices.begin(), app_devices.end());
+  }
+  for (unsigned s = 0; s < platforms.size(); ++s) {
+    std::vector<cl_device_id> ids;
+    for (auto& d : devices)
+      if (d.slot == s) ids.push_back(d.id);
+    std::vector<cl_device_id> sorted = ids;
+    std::sort(sorted.begin(), sorted.end());
+    if (!app_devices.empty() && sorted == app_devices) {
+      api.clRetainContext(app_real);
+      contexts.push_back(app_real);
+      log_line(2, "internal context of platform slot " + std::to_string(s) + ": the app's");
+      continue;
+    }
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     reinterpret_cast<cl_context_properties>(platforms[s]), 0};
+    cl_int err = CL_SUCCESS;
+    cl_context c = api.clCreateContext(props, static_cast<cl_uint>(ids.size()), ids.data(),
+                                       nullptr, nullptr, &err);
+    if (!c || err != CL_SUCCESS) {
+      fprintf(stderr, "libsplit: cannot create an internal context on %s (%d)\n",
+              devices[0].name.c_str(), err);
+      return attach_error = err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
+    }
+    contexts.push_back(c);
+  }
+  for (auto& d : devices) {
+    cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_int err = CL_SUCCESS;
+    d.queue = api.clCreateCommandQueueWithProperties(contexts[d.slot], d.id, qp, &err);
+    if (!d.queue || err != CL_SUCCESS) {
+      fprintf(stderr, "libsplit: cannot create a queue on %s (%d)\n", d.name.c_str(), err);
+      return attach_error = err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
+    }
+  }
+  return CL_SUCCESS;
+}
 
 Runtime& runtime() {
   static Runtime* rt = [] {

@@ -38,13 +38,25 @@ struct Runtime {
   std::string why_not_splitting;
   std::vector<Device> devices;
   std::vector<cl_platform_id> platforms;  // one slot per platform holding chosen devices
-  std::vector<cl_context> contexts;       // internal, per slot
+  // Internal context per slot, made at the app's first context creation
+  // (attach_contexts): a slot whose devices are exactly those of the app's
+  // context shares it (no second context of the same driver: ~100 ms on
+  // NVIDIA, and the app's built programs serve whole launches as they are).
+  std::vector<cl_context> contexts;
   std::unique_ptr<sched::Scheduler> scheduler;
   std::mutex exec_mutex;  // serializes command execution across app queues
+  std::mutex attach_mutex;
+  bool attached = false;
+  cl_int attach_error = CL_SUCCESS;
   std::unique_ptr<Tracer> tracer;
   uint64_t launches = 0;
 
   int device_index(cl_device_id id) const;
+  // Called with each context the app creates (`app_real`: the native one,
+  // `adoptable`: no property but the platform, no error callback). The first
+  // call makes the internal contexts and queues; CL_SUCCESS or the error of
+  // the creation that failed.
+  cl_int attach_contexts(cl_context app_real, bool adoptable);
   // Minimum/maximum over the set of the sizing limits apps query.
   size_t min_max_work_group_size() const;
 };

@@ -7,7 +7,9 @@
 #include <clang/AST/Attr.h>
 #include <clang/AST/Decl.h>
 #include <llvm/ADT/SetVector.h>
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/Operator.h>
 #include <llvm/IR/Module.h>
 
 namespace libsplit::cc {
@@ -78,6 +80,46 @@ bool mayBeGlobal(const llvm::Value* ptr) {
   return as == 1 || as == 4;
 }
 
+// Adds to `roots` the arguments of kernel f that ptr may be derived from
+// (through GEPs, casts, phis, selects); false when it may come from anything
+// else (a load, an integer, another function's parameter, ...).
+bool kernelArgRoots(const llvm::Value* ptr, const llvm::Function& f,
+                    llvm::SmallPtrSetImpl<const llvm::Argument*>& roots) {
+  llvm::SmallPtrSet<const llvm::Value*, 16> seen;
+  llvm::SmallVector<const llvm::Value*, 16> work{ptr};
+  while (!work.empty()) {
+    const llvm::Value* v = work.pop_back_val();
+    if (!seen.insert(v).second) continue;
+    if (const auto* arg = llvm::dyn_cast<llvm::Argument>(v)) {
+      if (arg->getParent() != &f) return false;
+      roots.insert(arg);
+    } else if (const auto* gep = llvm::dyn_cast<llvm::GEPOperator>(v)) {
+      work.push_back(gep->getPointerOperand());
+    } else if (const auto* op = llvm::dyn_cast<llvm::Operator>(v);
+               op && (op->getOpcode() == llvm::Instruction::BitCast ||
+                      op->getOpcode() == llvm::Instruction::AddrSpaceCast)) {
+      work.push_back(op->getOperand(0));
+    } else if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(v)) {
+      for (const llvm::Value* in : phi->incoming_values()) work.push_back(in);
+    } else if (const auto* sel = llvm::dyn_cast<llvm::SelectInst>(v)) {
+      work.push_back(sel->getTrueValue());
+      work.push_back(sel->getFalseValue());
+    } else if (const auto* fr = llvm::dyn_cast<llvm::FreezeInst>(v)) {
+      work.push_back(fr->getOperand(0));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Library forms of atomics Clang emits for __opencl_atomic_*, __atomic_* and
+// __sync_* builtins (never reductions: not classified).
+bool isLibraryAtomic(std::string_view name) {
+  return startsWith(name, "__opencl_atomic_") || startsWith(name, "__atomic_") ||
+         startsWith(name, "__sync_");
+}
+
 }  // namespace
 
 std::vector<KernelSummary> summarizeKernelsFromAST(clang::ASTContext& ctx) {
@@ -115,15 +157,43 @@ void addIRFacts(llvm::Module& m, ProgramSummary& summary) {
       continue;
     }
     std::vector<ArgAccess> access = analyzeArgAccess(*f);
-    std::string atomicWhy;
     for (ArgSummary& a : k.args) {
       if (!a.is_pointer || a.index >= access.size()) continue;
-      a.reads = access[a.index].reads;
-      a.writes = access[a.index].writes;
-      a.atomics = access[a.index].atomics;
-      if (a.atomics && a.address_space == AddressSpace::Global && atomicWhy.empty())
-        atomicWhy = "argument '" + a.name + "'";
+      const ArgAccess& acc = access[a.index];
+      a.reads = acc.reads;
+      a.writes = acc.writes;
+      a.atomics = acc.atomics;
+      if (acc.isReductionBuffer() && a.address_space == AddressSpace::Global) {
+        a.reduction = acc.reduction;
+        a.reduction_bits = acc.reduction_bits;
+      }
     }
+    // Every atomic on memory that may be global must update a reduction
+    // buffer argument, or the kernel runs whole.
+    std::string atomicWhy;
+    for (const ArgSummary& a : k.args)
+      if (a.atomics && a.address_space == AddressSpace::Global && a.reduction == ReductionOp::None &&
+          atomicWhy.empty())
+        atomicWhy = "argument '" + a.name + "': " + access[a.index].whyNotReduction();
+    auto unclaimed = [&](const llvm::Value* ptr, const llvm::Function& g) {
+      if (!atomicWhy.empty()) return;
+      llvm::SmallPtrSet<const llvm::Argument*, 4> roots;
+      if (&g != f || !kernelArgRoots(ptr, *f, roots)) {
+        atomicWhy = "in function '" + g.getName().str() + "', on memory not traced to a kernel argument";
+        return;
+      }
+      for (const llvm::Argument* root : roots) {
+        const ArgSummary* a = root->getArgNo() < k.args.size() ? &k.args[root->getArgNo()] : nullptr;
+        if (a && a->reduction != ReductionOp::None) continue;
+        std::string why = a ? "argument '" + a->name + "'" : "an argument";
+        if (root->getArgNo() < access.size() && !access[root->getArgNo()].whyNotReduction().empty())
+          why += ": " + access[root->getArgNo()].whyNotReduction();
+        else if (a && a->address_space != AddressSpace::Global)
+          why += ": not a global buffer";
+        atomicWhy = why;
+        return;
+      }
+    };
     for (const llvm::Function* g : reachable(*f)) {
       if (g->isDeclaration()) {
         std::string_view name = openclBuiltinName(g->getName());
@@ -148,20 +218,21 @@ void addIRFacts(llvm::Module& m, ProgramSummary& summary) {
           else if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
             if (const llvm::Function* callee = call->getCalledFunction()) {
               std::string_view name = openclBuiltinName(callee->getName());
-              if ((startsWith(name, "atomic_") || startsWith(name, "atom_")) &&
+              if ((startsWith(name, "atomic_") || startsWith(name, "atom_") || isLibraryAtomic(name)) &&
                   call->arg_size() > 0 && call->getArgOperand(0)->getType()->isPointerTy())
                 atomicPtr = call->getArgOperand(0);
             }
-          if (atomicPtr && mayBeGlobal(atomicPtr) && atomicWhy.empty())
-            atomicWhy = "in function '" + g->getName().str() + "'";
+          if (atomicPtr && mayBeGlobal(atomicPtr)) {
+            k.uses_global_atomics = true;
+            unclaimed(atomicPtr, *g);
+          }
         }
     }
-    if (!atomicWhy.empty()) k.uses_global_atomics = true;
     if (k.uses_images && k.splittable) {
       k.splittable = false;
       k.not_splittable_reason = "images are not supported";
     }
-    if (k.uses_global_atomics && k.splittable) {
+    if (!atomicWhy.empty() && k.splittable) {
       k.splittable = false;
       k.not_splittable_reason = "global atomics (" + atomicWhy +
                                 "): results may depend on every work-group of the launch";

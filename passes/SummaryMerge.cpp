@@ -42,6 +42,14 @@ void mergeInto(KernelSummary& k, const KernelSummary& other) {
     a.reads |= b.reads;
     a.writes |= b.writes;
     a.atomics |= b.atomics;
+    if (a.reduction != b.reduction || a.reduction_bits != b.reduction_bits) {
+      // A reduction buffer under one macro set only: no reduction, and its
+      // atomics keep the kernel whole.
+      a.reduction = ReductionOp::None;
+      a.reduction_bits = 0;
+      notSplittable(k, "global atomics (argument '" + a.name +
+                           "'): its atomics differ between the devices' predefined macros");
+    }
     a.read_region = unionRegion(a.read_region, b.read_region);
     a.write_region = unionRegion(a.write_region, b.write_region);
   }

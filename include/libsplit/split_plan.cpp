@@ -62,6 +62,12 @@ WriteCheck check_slices(const KernelSummary& k, const std::vector<std::optional<
   for (const ArgSummary& a : k.args) {
     if (!isBuffer(a)) continue;
     uint64_t size = a.index < buffer_sizes.size() ? buffer_sizes[a.index] : 0;
+    if (a.reduction != ReductionOp::None) {
+      // Every slice updates a private copy of the whole buffer (combined
+      // after the launch): never a merge, the bytes go both ways.
+      out.moved_bytes += 2 * size * envs.size();
+      continue;
+    }
     if (count_reads)
       for (const EvalEnv& env : envs) out.moved_bytes += bytesOf(evaluate_region(a.read_region, env, size), size);
     bool written = a.writes || a.atomics || !a.write_region.known || !a.write_region.parts.empty();

@@ -27,6 +27,8 @@ struct WriteCheck {
   std::vector<unsigned> merge_args;  // written buffer arguments needing a merge
   std::string reason;                // first cause, for logs ("" when none)
   bool atomic_overlap = false;       // a merge cannot combine atomic updates
+                                     // (reduction buffers are never checked: the
+                                     // runtime combines their private copies)
   uint64_t moved_bytes = 0;          // sum over slices of read+written bytes (a cost hint)
 };
 

@@ -6,7 +6,7 @@
 //    "name": "k", "args": [{"index": 0, "name": "a", "type": "float*",
 //        "address_space": "global", "is_pointer": true, "is_image": false,
 //        "size": 8, "is_const": true, "is_restrict": false, "reads": true,
-//        "writes": false, "atomics": false,
+//        "writes": false, "atomics": false, "reduction": null,
 //        "read_region": {"known": true, "parts": [{"guards": [{"var": "gid0",
 //             "lo": "(arg 3)", "hi": null}], "lo": "0", "hi": "(* gid0 4)"}]},
 //        "write_region": {"known": false, "reason": "..."}}],
@@ -15,6 +15,11 @@
 //    "uses_global_atomics": false,
 //    "hidden_args": [{"name": "__libsplit_ctx", "type": "ulong4", "meaning": "..."}],
 //    "splittable": true, "not_splittable_reason": ""}]}
+//
+// "reduction" is null or {"op": "add", "bits": 32} (ArgSummary::reduction);
+// added within version 1: older readers ignore it (and keep such kernels
+// whole, since they use global atomics), a missing one reads as null, and an
+// op this reader does not know reads as null too (no reduction: not split).
 //
 // Region expressions are stored as their S-expression text (print_expr /
 // parse_expr of region.h). The JSON itself is nlohmann-json's: ordered_json
@@ -30,6 +35,29 @@ const KernelSummary* ProgramSummary::find(std::string_view kernel) const {
   for (const auto& k : kernels)
     if (k.name == kernel) return &k;
   return nullptr;
+}
+
+const char* reduction_op_name(ReductionOp op) {
+  switch (op) {
+    case ReductionOp::None: return "";
+    case ReductionOp::Add: return "add";
+    case ReductionOp::Min: return "min";
+    case ReductionOp::Max: return "max";
+    case ReductionOp::UMin: return "umin";
+    case ReductionOp::UMax: return "umax";
+    case ReductionOp::And: return "and";
+    case ReductionOp::Or: return "or";
+    case ReductionOp::Xor: return "xor";
+  }
+  return "";
+}
+
+std::optional<ReductionOp> parse_reduction_op(std::string_view name) {
+  for (ReductionOp op : {ReductionOp::None, ReductionOp::Add, ReductionOp::Min, ReductionOp::Max,
+                         ReductionOp::UMin, ReductionOp::UMax, ReductionOp::And, ReductionOp::Or,
+                         ReductionOp::Xor})
+    if (name == reduction_op_name(op)) return op;
+  return std::nullopt;
 }
 
 namespace {
@@ -51,6 +79,11 @@ const char* address_space_name(AddressSpace a) {
     case AddressSpace::Local: return "local";
   }
   return "private";
+}
+
+Value reduction_json(const ArgSummary& a) {
+  if (a.reduction == ReductionOp::None) return Value(nullptr);
+  return {{"op", reduction_op_name(a.reduction)}, {"bits", a.reduction_bits}};
 }
 
 Value expr_json(const ExprPtr& e) { return e ? Value(print_expr(*e)) : Value(nullptr); }
@@ -157,6 +190,22 @@ class Reader {
     return v.is_object() || fail(path, "expected an object");
   }
 
+  void read_reduction(const Value& obj, const std::string& at, ArgSummary& a) {
+    const Value* v = member(obj, "reduction");
+    if (!v || v->is_null()) return;
+    std::string path = at + ".reduction";
+    if (!expect_object(*v, path)) return;
+    std::string op;
+    unsigned bits = 0;
+    read(*v, "op", path, op);
+    read_uint(*v, "bits", path, bits);
+    if (!ok()) return;
+    std::optional<ReductionOp> known = parse_reduction_op(op);
+    if (!known || *known == ReductionOp::None || (bits != 32 && bits != 64)) return;
+    a.reduction = *known;
+    a.reduction_bits = bits;
+  }
+
   void read_region(const Value& obj, const char* key, const std::string& at, AccessRegion& r) {
     const Value* v = member(obj, key);
     if (!v) return;
@@ -226,6 +275,7 @@ std::string to_json(const ProgramSummary& s) {
       av["reads"] = a.reads;
       av["writes"] = a.writes;
       av["atomics"] = a.atomics;
+      av["reduction"] = reduction_json(a);
       av["read_region"] = region_json(a.read_region);
       av["write_region"] = region_json(a.write_region);
       args.push_back(std::move(av));
@@ -310,6 +360,7 @@ std::optional<ProgramSummary> parse_summary(std::string_view text, std::string* 
         r.read(av, "reads", apath, a.reads);
         r.read(av, "writes", apath, a.writes);
         r.read(av, "atomics", apath, a.atomics);
+        r.read_reduction(av, apath, a);
         r.read_region(av, "read_region", apath, a.read_region);
         r.read_region(av, "write_region", apath, a.write_region);
         k.args.push_back(std::move(a));

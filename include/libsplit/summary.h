@@ -15,6 +15,20 @@ namespace libsplit {
 
 enum class AddressSpace : uint8_t { Private, Global, Constant, Local };
 
+// How the global atomics of a "reduction buffer" combine. A buffer argument is
+// one when every global atomic on it is this commutative, associative update
+// with its returned value unused, and the kernel neither loads nor stores it
+// otherwise: slices may then update private copies that are combined after
+// the launch. sub, inc and dec are recorded as Add (they add -v, +1, -1:
+// copies started at 0 combine by wrapping addition). Min/Max are signed,
+// UMin/UMax unsigned.
+enum class ReductionOp : uint8_t { None, Add, Min, Max, UMin, UMax, And, Or, Xor };
+
+// "add", "min", ... ("" for None); parse_reduction_op gives nullopt for an
+// unknown name.
+const char* reduction_op_name(ReductionOp op);
+std::optional<ReductionOp> parse_reduction_op(std::string_view name);
+
 struct ArgSummary {
   unsigned index = 0;
   std::string name;
@@ -28,6 +42,10 @@ struct ArgSummary {
   bool reads = false;             // as seen in LLVM IR (pointers only)
   bool writes = false;
   bool atomics = false;
+  // A reduction buffer (see ReductionOp): the operation and the width in bits
+  // (32 or 64) of the integers it updates; None/0 otherwise.
+  ReductionOp reduction = ReductionOp::None;
+  unsigned reduction_bits = 0;
   AccessRegion read_region;       // filled by the region analysis (known=false until then)
   AccessRegion write_region;
 };
@@ -40,6 +58,8 @@ struct KernelSummary {
   bool uses_barrier = false;
   bool uses_local_memory = false;
   bool uses_images = false;
+  // Any atomic on memory that may be global. The kernel stays splittable
+  // only when all of them are on reduction buffers (ArgSummary::reduction).
   bool uses_global_atomics = false;
   // Hidden arguments appended after the user's, in order. libsplit-cc adds one:
   // "__libsplit_ctx" of type ulong4 = (split_dim, first_group,

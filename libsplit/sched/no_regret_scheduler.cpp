@@ -397,6 +397,9 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
       device.last_probe = size;
     }
   }
+  if (!probes.empty())
+    plan->set_probe_staging_room(
+        std::max(P::kMinStagingRoom, allowed_budget(state) - state.spent));
   plan->set_probes(std::move(probes));
   plan->set_budget_spent(budget_spent);
   return plan;

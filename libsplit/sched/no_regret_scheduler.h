@@ -51,6 +51,9 @@ struct NoRegretPolicy {
   // Exploration budget at start: this times the first launch's makespan
   // (on top of SchedulerOptions::explore_budget times the run so far).
   static constexpr double kStartAllowance = 0.25;
+  // Probe staging the runtime may always spend (seconds), even before the
+  // first launch is measured: a few MB copied on the host.
+  static constexpr double kMinStagingRoom = 1e-3;
   // After a failed split, no split for 2^failures launches (at most this).
   static constexpr unsigned kBlockMax = 64;
   // Cliff guard: bisection steps, imbalance that marks a cliff, launches a

@@ -22,10 +22,13 @@ class StaticPlan final : public LaunchPlan {
   bool exploration_budget_spent() const override { return budget_spent_; }
   void set_probes(std::vector<Chunk> probes) { probes_ = std::move(probes); }
   void set_budget_spent(bool spent) { budget_spent_ = spent; }
+  double probe_staging_room() const override { return staging_room_; }
+  void set_probe_staging_room(double seconds) { staging_room_ = seconds; }
 
  private:
   std::vector<Chunk> probes_;
   bool budget_spent_ = false;
+  double staging_room_ = INFINITY;
   std::vector<Chunk> chunks_;
   std::unique_ptr<std::atomic<bool>[]> handed_out_;
   std::vector<double> predicted_;

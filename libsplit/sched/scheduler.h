@@ -3,6 +3,7 @@
 // against a simulated device model.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -76,6 +77,12 @@ class LaunchPlan {
   // exploration budget (staging cost of probes on the app's critical path)
   // is spent; for the runtime's log/trace ("exploration budget spent").
   virtual bool exploration_budget_spent() const { return false; }
+  // Seconds of the app's critical path the runtime may spend copying the
+  // inputs of this plan's probes. The scheduler cannot know a probe's input
+  // bytes (one work-group of a column-wise kernel may read a whole matrix),
+  // the runtime can before copying: a probe whose estimated staging exceeds
+  // this is not run and is reported as one that could not run.
+  virtual double probe_staging_room() const { return INFINITY; }
 };
 
 class Scheduler {

@@ -255,6 +255,9 @@ void printReadable(const std::string& input, const ProgramSummary& s) {
         if (a.reads) acc += " reads";
         if (a.writes) acc += " writes";
         if (a.atomics) acc += " atomics";
+        if (a.reduction != ReductionOp::None)
+          acc += std::string(" (reduction ") + reduction_op_name(a.reduction) + " " +
+                 std::to_string(a.reduction_bits) + "-bit)";
         std::cout << " --" << (acc.empty() ? " not accessed" : acc) << "\n";
         if (a.address_space != AddressSpace::Local) {
           if (a.reads) std::cout << "      read region:  " << print_region(a.read_region) << "\n";

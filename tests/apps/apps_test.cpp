@@ -20,7 +20,8 @@ namespace apps_test {
 namespace {
 
 // Apps whose launches are expected to be split over several devices. The
-// others run whole on one device under the shim: "atomics" (global atomics),
+// others run whole on one device under the shim: "atomics" (global atomics;
+// its histogram splits, AtomicsTest),
 // "errors" (mostly invalid calls) and "macro_probe" (one work-item).
 const std::set<std::string> kNotSplit = {"atomics", "errors", "macro_probe"};
 // Apps using images, samplers, SVM or native kernels: the shim runs those
@@ -407,8 +408,19 @@ TEST_P(SplitTest, LaunchesAreSpreadOverDevices) {
   expect_spread_over_devices(trace_path, shim);
 }
 
-// Kernels with global atomics must never be split, even when the scheduler
-// may not keep launches whole; their results must still match.
+// launch id -> devices its slices ran on, for the launches of `kernels`.
+std::map<std::string, std::set<std::string>> devices_of_launches(const std::string& trace_path,
+                                                                 const std::set<std::string>& kernels) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const TraceRow& row : parse_trace(read_file(trace_path)))
+    if (kernels.count(row.at("kernel")) && std::stoll(row.at("groups")) > 0)
+      out[row.at("launch")].insert(row.at("device"));
+  return out;
+}
+
+// Kernels whose global atomics are not reductions must never be split, even
+// when the scheduler may not keep launches whole; their results must still
+// match. The histogram (atomic_inc, result unused) is a reduction: split.
 TEST(AtomicsTest, AtomicKernelsRunWholeOnOneDevice) {
   TempDir dir("apps-atomics");
   ASSERT_FALSE(dir.path().empty());
@@ -424,15 +436,48 @@ TEST(AtomicsTest, AtomicKernelsRunWholeOnOneDevice) {
   if (HasFatalFailure()) return;
   ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
   EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
-  const std::set<std::string> atomic_kernels = {"histogram", "stats", "mark_seen"};
-  std::map<std::string, std::set<std::string>> devices_of_launch;
-  for (const TraceRow& row : parse_trace(read_file(trace_path)))
-    if (atomic_kernels.count(row.at("kernel")) && std::stoll(row.at("groups")) > 0)
-      devices_of_launch[row.at("launch")].insert(row.at("device"));
-  // histogram twice, stats, mark_seen: all traced, each on one device.
-  EXPECT_EQ(devices_of_launch.size(), 4u) << "atomic-kernel launches missing from the trace";
-  for (const auto& [launch, devices] : devices_of_launch)
+  // stats (add, max, min and inc on one buffer) and mark_seen (cmpxchg).
+  auto whole = devices_of_launches(trace_path, {"stats", "mark_seen"});
+  EXPECT_EQ(whole.size(), 2u) << "atomic-kernel launches missing from the trace";
+  for (const auto& [launch, devices] : whole)
     EXPECT_EQ(devices.size(), 1u) << "launch " << launch << " of an atomic kernel was split";
+  auto reduced = devices_of_launches(trace_path, {"histogram"});
+  EXPECT_EQ(reduced.size(), 2u) << "histogram launches missing from the trace";
+  for (const auto& [launch, devices] : reduced)
+    EXPECT_GT(devices.size(), 1u) << "histogram launch " << launch << " was not split";
+}
+
+// Reduction kernels (app "reductions") split over two devices with the
+// uniform scheduler: every launch of a reduction kernel runs on both, the
+// result matches the native run byte for byte, and the log says the copies
+// were combined. The compaction (atomic_inc result used) runs whole.
+TEST(ReductionsTest, ReductionKernelsSplitAndMatchNative) {
+  TempDir dir("apps-reductions");
+  ASSERT_FALSE(dir.path().empty());
+  AppRun native = run_app("reductions", native_env("pthread"), dir, "native");
+  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const ShimCase c{"reductions", "pthread basic", "2dev", true, "uniform", false, false};
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
+  const std::string trace_path = dir.path() + "/trace.csv";
+  env["LIBSPLIT_TRACE"] = trace_path;
+  env["LIBSPLIT_LOG"] = "1";
+  AppRun shim = run_app("reductions", env, dir, "shim");
+  check_preloaded(shim);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+  EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
+  const bool wide = native.output.find("int64 atomics = 0") == std::string::npos;
+  auto split = devices_of_launches(trace_path, {"histogram", "sums", "count_down", "extremes", "bits", "wide"});
+  EXPECT_EQ(split.size(), wide ? 7u : 6u) << "reduction launches missing from the trace";
+  for (const auto& [launch, devices] : split)
+    EXPECT_EQ(devices.size(), 2u) << "reduction launch " << launch << " was not split";
+  EXPECT_NE(shim.process.err.find("| reduced (combined on the host)"), std::string::npos)
+      << tail(shim.process.err);
+  auto whole = devices_of_launches(trace_path, {"compact"});
+  EXPECT_EQ(whole.size(), 1u) << "compact launch missing from the trace";
+  for (const auto& [launch, devices] : whole)
+    EXPECT_EQ(devices.size(), 1u) << "compact (atomic result used) was split";
 }
 
 std::vector<ShimCase> split_cases() {

@@ -87,10 +87,11 @@ TEST(SummaryFacts, LocalVariablesCountAsLocalMemory) {
   EXPECT_TRUE(s.find("k")->uses_barrier);
 }
 
+// (Except reductions with unused results: reduction_summary_test.)
 TEST(SummaryFacts, GlobalAtomicsAreNotSplittable) {
   auto s = summarize(R"(
-void bump(volatile __global int* c) { atomic_inc(c); }
-__kernel void direct(__global int* c) { atomic_add(c, 1); }
+void bump(volatile __global int* c) { atomic_cmpxchg(c, 0, 1); }
+__kernel void direct(__global int* c) { c[1] = atomic_add(c, 1); }
 __kernel void via_helper(__global int* c, __global int* plain) { bump(c); plain[0] = 1; }
 __kernel void local_only(__global int* o) {
   __local int n;

@@ -43,6 +43,8 @@ ProgramSummary sample() {
   y.is_const = false;
   y.writes = true;
   y.atomics = true;
+  y.reduction = ReductionOp::UMax;
+  y.reduction_bits = 64;
   y.write_region = AccessRegion{false, "indirection at line 12 \"quoted\"", {}};
   k.args.push_back(y);
   ArgSummary tmp;
@@ -106,6 +108,9 @@ TEST(Summary, RoundTripsThroughJson) {
   EXPECT_TRUE(k->args[0].is_const && k->args[0].is_restrict && k->args[0].reads);
   EXPECT_FALSE(k->args[0].writes);
   EXPECT_TRUE(k->args[1].atomics);
+  EXPECT_EQ(k->args[1].reduction, ReductionOp::UMax);
+  EXPECT_EQ(k->args[1].reduction_bits, 64u);
+  EXPECT_EQ(k->args[0].reduction, ReductionOp::None);
   EXPECT_EQ(k->args[2].address_space, AddressSpace::Local);
   EXPECT_EQ(k->args[3].size, 8u);
   EXPECT_FALSE(k->args[3].is_pointer);
@@ -209,6 +214,30 @@ TEST(Summary, UnknownFieldsAreIgnored) {
   ASSERT_TRUE(s) << err;
   ASSERT_EQ(s->kernels.size(), 1u);
   EXPECT_TRUE(s->kernels[0].splittable);
+}
+
+// Reduction buffers: null or a known op and width; what this reader cannot
+// use (a newer op, another width) reads as no reduction, a bad type is an error.
+TEST(Summary, ReductionsReadConservatively) {
+  auto arg = [](const std::string& reduction) {
+    std::string err;
+    auto s = parse_summary(R"({"version": 1, "kernels": [{"name": "k", "args": [{"index": 0,
+        "is_pointer": true, "atomics": true, "reduction": )" + reduction + "}]}]}", &err);
+    EXPECT_TRUE(s || reduction == "3") << err;
+    return s ? std::optional<ArgSummary>(s->kernels[0].args[0]) : std::nullopt;
+  };
+  auto a = arg(R"({"op": "xor", "bits": 32})");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->reduction, ReductionOp::Xor);
+  EXPECT_EQ(a->reduction_bits, 32u);
+  for (const char* unusable : {"null", R"({"op": "mul", "bits": 32})", R"({"op": "add", "bits": 16})",
+                               R"({"op": "", "bits": 32})", R"({"bits": 32})"}) {
+    a = arg(unusable);
+    ASSERT_TRUE(a) << unusable;
+    EXPECT_EQ(a->reduction, ReductionOp::None) << unusable;
+    EXPECT_EQ(a->reduction_bits, 0u) << unusable;
+  }
+  EXPECT_FALSE(arg("3"));
 }
 
 }  // namespace

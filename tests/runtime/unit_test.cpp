@@ -1,10 +1,12 @@
 // Unit tests of the shim's pure pieces: interval sets, the device-set syntax,
-// the controls table, the capture of program sources, binary origins.
+// the controls table, the capture of program sources, binary origins, the
+// combination of reduction buffers' private copies.
 #include "binary_origins.h"
 #include "controls.h"
 #include "device_set.h"
 #include "interval_set.h"
 #include "program_source.h"
+#include "reduction.h"
 
 #include <unistd.h>
 
@@ -12,6 +14,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -244,4 +248,111 @@ TEST(ProgramSource, SingleSourceScopesEachUnitsMacros) {
   EXPECT_EQ(single_source({{header, ""}}, &options), header + "\n#undef AFTER\n");
   EXPECT_EQ(link_options_for_build("-create-library -enable-link-options -cl-no-signed-zeros"),
             "-cl-no-signed-zeros");
+}
+
+namespace {
+
+// What one device's atomic update does to its copy of an element.
+template <typename U>
+U apply_update(const std::string& op, U old, U v) {
+  using S = std::make_signed_t<U>;
+  if (op == "add") return U(old + v);
+  if (op == "sub") return U(old - v);
+  if (op == "inc") return U(old + 1);
+  if (op == "dec") return U(old - 1);
+  if (op == "and") return old & v;
+  if (op == "or") return old | v;
+  if (op == "xor") return old ^ v;
+  if (op == "min") return U(std::min(S(old), S(v)));
+  if (op == "max") return U(std::max(S(old), S(v)));
+  if (op == "umin") return std::min(old, v);
+  return std::max(old, v);  // umax
+}
+
+ReductionOp recorded_as(const std::string& op) {
+  if (op == "sub" || op == "inc" || op == "dec") return ReductionOp::Add;
+  return *parse_reduction_op(op);
+}
+
+// Updates spread over `devices` private copies (the first starting from the
+// contents, the others from the identity), then combined, equal the same
+// updates applied in order to one buffer.
+template <typename U>
+void check_split_equals_whole(const std::string& op, unsigned devices, std::mt19937_64& rng) {
+  constexpr unsigned kBits = sizeof(U) * 8;
+  constexpr size_t kElems = 8;
+  const ReductionOp kind = recorded_as(op);
+  std::vector<U> whole(kElems);
+  for (U& e : whole) e = U(rng());
+  std::vector<std::vector<U>> copies(devices, whole);
+  const std::vector<uint8_t> identity = reduction_identity(kind, kBits);
+  ASSERT_EQ(identity.size(), sizeof(U));
+  for (unsigned d = 1; d < devices; ++d)
+    for (U& e : copies[d]) std::memcpy(&e, identity.data(), sizeof(U));
+  for (int i = 0; i < 2000; ++i) {
+    size_t at = rng() % kElems;
+    U v = U(rng() >> (rng() % 64));  // small and large values, both signs
+    whole[at] = apply_update(op, whole[at], v);
+    U& c = copies[rng() % devices][at];
+    c = apply_update(op, c, v);
+  }
+  std::vector<U> combined = copies[0];
+  for (unsigned d = 1; d < devices; ++d)
+    combine_reduction(kind, kBits, reinterpret_cast<uint8_t*>(combined.data()),
+                      reinterpret_cast<const uint8_t*>(copies[d].data()), kElems * sizeof(U));
+  EXPECT_EQ(combined, whole) << op << " " << kBits << "-bit over " << devices << " devices";
+}
+
+}  // namespace
+
+TEST(Reduction, PrivateCopiesCombineToTheOneBufferResult) {
+  std::mt19937_64 rng(42);
+  for (const char* op : {"add", "sub", "inc", "dec", "and", "or", "xor", "min", "max", "umin", "umax"})
+    for (unsigned devices : {2u, 3u, 5u}) {
+      check_split_equals_whole<uint32_t>(op, devices, rng);
+      check_split_equals_whole<uint64_t>(op, devices, rng);
+    }
+}
+
+TEST(Reduction, IdentitiesAndPartialElements) {
+  auto as32 = [](ReductionOp op) {
+    uint32_t v;
+    std::memcpy(&v, reduction_identity(op, 32).data(), 4);
+    return v;
+  };
+  EXPECT_EQ(as32(ReductionOp::Add), 0u);
+  EXPECT_EQ(as32(ReductionOp::And), 0xffffffffu);
+  EXPECT_EQ(as32(ReductionOp::Min), 0x7fffffffu);
+  EXPECT_EQ(as32(ReductionOp::Max), 0x80000000u);
+  EXPECT_EQ(as32(ReductionOp::UMin), 0xffffffffu);
+  EXPECT_EQ(as32(ReductionOp::UMax), 0u);
+  uint64_t v;
+  std::memcpy(&v, reduction_identity(ReductionOp::Max, 64).data(), 8);
+  EXPECT_EQ(v, uint64_t(1) << 63);
+  // A trailing partial element is left as the first copy has it.
+  uint8_t into[6] = {1, 0, 0, 0, 9, 9}, copy[6] = {2, 0, 0, 0, 5, 5};
+  combine_reduction(ReductionOp::Add, 32, into, copy, sizeof into);
+  EXPECT_EQ(into[0], 3);
+  EXPECT_EQ(into[4], 9);
+  EXPECT_EQ(into[5], 9);
+}
+
+TEST(Reduction, KernelsWithOtherAtomicsAreNotReductions) {
+  KernelSummary k;
+  ArgSummary in, acc;
+  in.is_pointer = acc.is_pointer = true;
+  in.address_space = acc.address_space = AddressSpace::Global;
+  in.reads = true;
+  acc.atomics = true;
+  k.args = {in, acc};
+  EXPECT_FALSE(atomics_are_reductions(k));
+  k.args[1].reduction = ReductionOp::Xor;
+  k.args[1].reduction_bits = 32;
+  EXPECT_TRUE(atomics_are_reductions(k));
+  k.args[1].reduction_bits = 16;  // no such reduction
+  EXPECT_FALSE(atomics_are_reductions(k));
+  // Local atomics do not count.
+  k.args[1] = acc;
+  k.args[1].address_space = AddressSpace::Local;
+  EXPECT_TRUE(atomics_are_reductions(k));
 }

@@ -1,5 +1,7 @@
 /* atomics: kernels whose global atomics make the work-groups depend on each
- * other. libsplit must not split them, yet the results must be right.
+ * other. libsplit must not split them (except the histogram, whose
+ * atomic_inc is a reduction: tests/apps/src/reductions.c), yet the results
+ * must be right.
  * Integer atomics only, so the results do not depend on the order.
  * Covers: atomic_inc histogram, atomic_add / atomic_max / atomic_min into a
  * few global counters, atomic_cmpxchg-based "first writer" flags (the value

@@ -32,9 +32,15 @@ struct Cl {
   cl_command_queue q;
   Cl() {
     CHECK(clGetPlatformIDs(1, &platform, nullptr));
-    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr));
+    // RT_APP_ALL_DEVICES=1: the context holds every device of the platform
+    // (the queue still targets the first), as apps written for "all GPUs".
+    cl_device_id all[8];
+    cl_uint n = 1;
+    CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 8, all, &n));
+    device = all[0];
+    if (!getenv("RT_APP_ALL_DEVICES")) n = 1;
     cl_int err;
-    ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    ctx = clCreateContext(nullptr, n, all, nullptr, nullptr, &err);
     CHECK(err);
     q = clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &err);
     CHECK(err);
@@ -215,6 +221,38 @@ int load(Cl& cl) {
   return 0;
 }
 
+// Sums of every 256th element of each column of a row-major matrix: a cheap
+// kernel, but one work-group's region spans (nearly) the whole matrix.
+const char* kColumnSums = R"(
+__kernel void column_sums(__global float* sums, __global const float* m, int rows, int cols) {
+  int j = get_global_id(0);
+  float s = 0.0f;
+  for (int i = 0; i < rows; i += 256) s += m[i * cols + j];
+  sums[j] = s;
+})";
+
+int columns(Cl& cl) {
+  const int rows = 2048, cols = 8192;
+  std::vector<float> m(size_t(rows) * cols), sums(cols);
+  for (size_t i = 0; i < m.size(); ++i) m[i] = float(i % 97) * 0.5f;
+  cl_program p = cl.build(kColumnSums);
+  cl_kernel k = cl.kernel(p, "column_sums");
+  cl_mem out = cl.buffer(CL_MEM_WRITE_ONLY, cols * 4);
+  cl_mem in = cl.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m.size() * 4, m.data());
+  CHECK(clSetKernelArg(k, 0, sizeof out, &out));
+  CHECK(clSetKernelArg(k, 1, sizeof in, &in));
+  CHECK(clSetKernelArg(k, 2, sizeof rows, &rows));
+  CHECK(clSetKernelArg(k, 3, sizeof cols, &cols));
+  size_t global = cols, local = 64;
+  for (int it = 0; it < 12; ++it) {
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clFinish(cl.q));
+  }
+  CHECK(clEnqueueReadBuffer(cl.q, out, CL_TRUE, 0, cols * 4, sums.data(), 0, nullptr, nullptr));
+  print("sums", sums);
+  return 0;
+}
+
 const char* kScale = R"(
 __kernel void scale(__global int* x, int f, int add) {
   int i = get_global_id(0);
@@ -311,6 +349,88 @@ int merge(Cl& cl) {
   std::vector<float> all(2 * n);
   CHECK(clEnqueueReadBuffer(cl.q, dout, CL_TRUE, 0, all.size() * 4, all.data(), 0, nullptr, nullptr));
   print("out", all);
+  return 0;
+}
+
+// Buffers created without host data: their contents are undefined until
+// written, so nothing needs uploading for them. A direct fill (exact
+// regions) and a scatter through an index (diff merge) over two such
+// buffers; every byte is written before the app reads it back.
+const char* kFill = R"(
+__kernel void fill(__global float* out) {
+  int i = get_global_id(0);
+  out[i] = i * 0.5f;
+})";
+
+int output(Cl& cl) {
+  const int n = 4096;
+  std::vector<int> perm(n);
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) perm[i] = (i * 1237) % n, in[i] = (i % 7) * 0.5f;
+  cl_program pf = cl.build(kFill), ps = cl.build(kScatter);
+  cl_kernel fill = cl.kernel(pf, "fill"), scatter = cl.kernel(ps, "scatter");
+  cl_mem filled = cl.buffer(CL_MEM_WRITE_ONLY, 3 * n * 4);  // 49152 bytes: found in the log
+  cl_mem dp = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, perm.data());
+  cl_mem di = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, in.data());
+  cl_mem scattered = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  CHECK(clSetKernelArg(fill, 0, sizeof filled, &filled));
+  CHECK(clSetKernelArg(scatter, 0, sizeof dp, &dp));
+  CHECK(clSetKernelArg(scatter, 1, sizeof di, &di));
+  CHECK(clSetKernelArg(scatter, 2, sizeof scattered, &scattered));
+  size_t global_fill = 3 * n, global = n, local = 64;
+  CHECK(clEnqueueNDRangeKernel(cl.q, fill, 1, nullptr, &global_fill, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueNDRangeKernel(cl.q, scatter, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  std::vector<float> a(3 * n), b(n);
+  CHECK(clEnqueueReadBuffer(cl.q, filled, CL_TRUE, 0, a.size() * 4, a.data(), 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, scattered, CL_TRUE, 0, b.size() * 4, b.data(), 0, nullptr, nullptr));
+  print("filled", a);
+  print("scattered", b);
+  return 0;
+}
+
+// A marker and clFinish after a kernel enqueued without an event must wait
+// for it. Times on stderr (the test compares them with the native run's).
+const char* kSpin = R"(
+__kernel void spin(__global float* x, int n) {
+  int i = get_global_id(0);
+  float v = x[i];
+  for (int k = 0; k < n; ++k) v = v * 0.999f + 0.001f;
+  x[i] = v;
+})";
+
+int order(Cl& cl) {
+  const int items = 4096, n = 40000;
+  std::vector<float> x(items, 1.0f);
+  cl_program p = cl.build(kSpin);
+  cl_kernel k = cl.kernel(p, "spin");
+  cl_mem m = cl.buffer(CL_MEM_COPY_HOST_PTR, items * 4, x.data());
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof n, &n));
+  size_t global = items, local = 64;
+  auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  // The first launch includes the driver's compile (PoCL: at enqueue).
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  auto t = std::chrono::steady_clock::now();
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  const double enqueue_ms = ms_since(t);
+  cl_event marker;
+  CHECK(clEnqueueMarkerWithWaitList(cl.q, 0, nullptr, &marker));
+  CHECK(clWaitForEvents(1, &marker));
+  const double marker_ms = ms_since(t);
+  cl_int status = 0;
+  CHECK(clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  clReleaseEvent(marker);
+  t = std::chrono::steady_clock::now();
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  const double finish_ms = ms_since(t);
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, items * 4, x.data(), 0, nullptr, nullptr));
+  print("x", x);
+  printf("marker status %d\n", status);
+  fprintf(stderr, "marker_ms=%.1f finish_ms=%.1f enqueue_ms=%.1f\n", marker_ms, finish_ms, enqueue_ms);
   return 0;
 }
 
@@ -806,6 +926,9 @@ int main(int argc, char** argv) {
   if (s == "twod") return twod(cl);
   if (s == "iterative") return iterative(cl);
   if (s == "load") return load(cl);
+  if (s == "columns") return columns(cl);
+  if (s == "output") return output(cl);
+  if (s == "order") return order(cl);
   if (s == "rw") return rw(cl);
   if (s == "merge") return merge(cl);
   if (s == "trap") return trap(cl);
