@@ -4,6 +4,7 @@
 #include "api.h"
 #include "buffer_data.h"
 #include "deferred_writes.h"
+#include "image_data.h"
 #include "queue.h"
 #include "real_api.h"
 #include "runtime.h"
@@ -81,7 +82,7 @@ bool host_may_read(cl_mem m) { return !(m->flags & (CL_MEM_HOST_WRITE_ONLY | CL_
 bool host_may_write(cl_mem m) { return !(m->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)); }
 
 cl_int check_buffer(cl_command_queue q, cl_mem m) {
-  if (!valid(m)) return CL_INVALID_MEM_OBJECT;
+  if (!valid(m) || m->type != CL_MEM_OBJECT_BUFFER) return CL_INVALID_MEM_OBJECT;
   if (m->context != q->context) return CL_INVALID_CONTEXT;
   return CL_SUCCESS;
 }
@@ -142,7 +143,8 @@ cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_typ
     if (errcode_ret) *errcode_ret = e;
     return nullptr;
   };
-  if (!valid(buffer) || buffer->parent) return fail(CL_INVALID_MEM_OBJECT);
+  if (!valid(buffer) || buffer->parent || buffer->type != CL_MEM_OBJECT_BUFFER)
+    return fail(CL_INVALID_MEM_OBJECT);
   if (type != CL_BUFFER_CREATE_TYPE_REGION || !info) return fail(CL_INVALID_VALUE);
   if (bits(flags & kAccessFlags) > 1 || (flags & kHostPtrFlags) ||
       bits(flags & kHostAccessFlags) > 1)
@@ -191,27 +193,10 @@ cl_int clSetMemObjectDestructorCallback(cl_mem m, void(CL_CALLBACK* fn)(cl_mem, 
   return CL_SUCCESS;
 }
 
-// Every memory object of ours is a buffer: no pipe can exist while splitting.
-cl_int clGetPipeInfo(cl_mem, cl_pipe_info, size_t, void*, size_t*) { return CL_INVALID_MEM_OBJECT; }
-
-// libsplit reports no image support while splitting (api_context.cpp): the
-// query succeeds with no format, as for a device without images. The native
-// context validates the flags and type.
-cl_int clGetSupportedImageFormats(cl_context ctx, cl_mem_flags flags, cl_mem_object_type type,
-                                  cl_uint num_entries, cl_image_format* formats, cl_uint* num_ret) {
-  if (!valid(ctx)) return CL_INVALID_CONTEXT;
-  if (num_entries == 0 && formats) return CL_INVALID_VALUE;
-  cl_uint native_count = 0;
-  if (cl_int err = real().clGetSupportedImageFormats(ctx->real, flags, type, 0, nullptr, &native_count))
-    return err;
-  if (num_ret) *num_ret = 0;
-  return CL_SUCCESS;
-}
-
 cl_int clGetMemObjectInfo(cl_mem m, cl_mem_info param, size_t size, void* value, size_t* size_ret) {
   if (!valid(m)) return CL_INVALID_MEM_OBJECT;
   switch (param) {
-    case CL_MEM_TYPE: return set_info_value(size, value, size_ret, cl_mem_object_type{CL_MEM_OBJECT_BUFFER});
+    case CL_MEM_TYPE: return set_info_value(size, value, size_ret, m->type);
     case CL_MEM_FLAGS: return set_info_value(size, value, size_ret, m->flags);
     case CL_MEM_SIZE: return set_info_value(size, value, size_ret, static_cast<size_t>(m->size));
     case CL_MEM_HOST_PTR: return set_info_value(size, value, size_ret, m->host_ptr);
@@ -457,7 +442,8 @@ void* clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, cl_map_
 cl_int clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void* ptr, cl_uint n,
                                const cl_event* waits, cl_event* ev) {
   if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
-  if (cl_int err = check_buffer(q, m)) return err;
+  if (!valid(m)) return CL_INVALID_MEM_OBJECT;
+  if (m->context != q->context) return CL_INVALID_CONTEXT;
   _cl_mem::Mapping mapping{};
   {
     std::lock_guard lock(m->mutex);
@@ -471,7 +457,10 @@ cl_int clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void* ptr, cl_uint 
   hold->add(m);
   return enqueue(q, CL_COMMAND_UNMAP_MEM_OBJECT, n, waits, ev, false, [=] {
     (void)hold;
-    if (mapping.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
+    // Images move whole: the host copy becomes the only valid one.
+    if ((mapping.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) && m->image)
+      wrote_image_host(*m->image);
+    else if (mapping.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
       wrote_host(*m->store, root_range(m, mapping.offset, mapping.size));
     --m->map_count;
     return CL_SUCCESS;
@@ -483,8 +472,10 @@ cl_int clEnqueueMigrateMemObjects(cl_command_queue q, cl_uint num_mems, const cl
                                   cl_event* ev) {
   if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
   if (num_mems == 0 || !mems) return CL_INVALID_VALUE;
-  for (cl_uint i = 0; i < num_mems; ++i)
-    if (cl_int err = check_buffer(q, mems[i])) return err;
+  for (cl_uint i = 0; i < num_mems; ++i) {
+    if (!valid(mems[i])) return CL_INVALID_MEM_OBJECT;
+    if (mems[i]->context != q->context) return CL_INVALID_CONTEXT;
+  }
   if (flags & ~(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
     return CL_INVALID_VALUE;
   if (cl_int err = check_queue_and_waits(q, n, waits)) return err;

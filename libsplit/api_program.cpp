@@ -89,7 +89,21 @@ cl_kernel wrap_kernel(cl_program p, cl_kernel native) {
   k->args.resize(k->num_args);
   k->address.resize(k->num_args, 0);
   k->const_pointee.resize(k->num_args, false);
+  k->access.resize(k->num_args, CL_KERNEL_ARG_ACCESS_NONE);
+  k->sampler_arg.resize(k->num_args, false);
+  k->image_arg.resize(k->num_args, false);
   for (cl_uint i = 0; i < k->num_args; ++i) {
+    cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
+    if (real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access, &access,
+                                  nullptr) == CL_SUCCESS)
+      k->access[i] = access;
+    size_t type_size = 0;
+    if (real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &type_size) == CL_SUCCESS) {
+      std::string type(type_size, '\0');
+      real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_TYPE_NAME, type_size, type.data(), nullptr);
+      k->sampler_arg[i] = type.rfind("sampler_t", 0) == 0;
+      k->image_arg[i] = type.find("image") != std::string::npos;
+    }
     cl_kernel_arg_address_qualifier q = 0;
     if (real().clGetKernelArgInfo(native, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q,
                                   nullptr) == CL_SUCCESS)
@@ -260,6 +274,7 @@ cl_kernel clCloneKernel(cl_kernel source, cl_int* errcode_ret) {
   cl_kernel k = wrap_kernel(source->program, native);
   std::lock_guard lock(source->mutex);
   k->args = source->args;
+  k->exec_info = source->exec_info;
   return k;
 }
 
@@ -282,8 +297,22 @@ cl_int clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void* value
   bool buffer_arg = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL || aq == CL_KERNEL_ARG_ADDRESS_CONSTANT;
   if (!aq && value && size == sizeof(cl_mem)) buffer_arg = is_live_mem(*static_cast<void* const*>(value));
   ArgValue a;
-  if (buffer_arg) {
+  // A sampler argument: by its type, or (no argument info) by its value.
+  const bool sampler_arg = k->sampler_arg[index] ||
+                           (!aq && value && size == sizeof(cl_sampler) &&
+                            is_live_sampler(*static_cast<void* const*>(value)));
+  if (sampler_arg && !buffer_arg) {
+    if (size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
+    if (!value) return real().clSetKernelArg(k->native, index, size, nullptr);  // the native code
+    cl_sampler sampler = *static_cast<const cl_sampler*>(value);
+    if (!valid(sampler)) return CL_INVALID_SAMPLER;
+    if (cl_int err = real().clSetKernelArg(k->native, index, size, &sampler->native)) return err;
+    a.kind = ArgValue::Kind::Sampler;
+    a.sampler = sampler;  // not retained, like buffers
+  } else if (buffer_arg) {
     if (size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+    // A null value is a null buffer, but no image: the native code.
+    if (!value && k->image_arg[index]) return real().clSetKernelArg(k->native, index, size, nullptr);
     cl_mem m = value ? *static_cast<const cl_mem*>(value) : nullptr;
     if (m && !valid(m)) return CL_INVALID_MEM_OBJECT;
     // The native kernel checks index and size with a null buffer.
@@ -308,12 +337,18 @@ cl_int clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void* value
 
 cl_int clSetKernelExecInfo(cl_kernel k, cl_kernel_exec_info param, size_t size, const void* value) {
   if (!valid(k)) return CL_INVALID_KERNEL;
-  if (param == CL_KERNEL_EXEC_INFO_SVM_PTRS || param == CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM) {
-    if (!value || !size) return CL_INVALID_VALUE;
-    // libsplit reports no SVM capability while splitting (api_context.cpp).
-    return CL_INVALID_OPERATION;
-  }
-  return real().clSetKernelExecInfo(k->native, param, size, value);
+  if (cl_int err = real().clSetKernelExecInfo(k->native, param, size, value)) return err;
+  // Replayed on the device kernel of each launch (launch_whole.cpp).
+  std::lock_guard lock(k->mutex);
+  std::vector<uint8_t> bytes;
+  if (value) bytes.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
+  for (auto& [p, b] : k->exec_info)
+    if (p == param) {
+      b = std::move(bytes);
+      return CL_SUCCESS;
+    }
+  k->exec_info.emplace_back(param, std::move(bytes));
+  return CL_SUCCESS;
 }
 
 cl_int clGetKernelInfo(cl_kernel k, cl_kernel_info param, size_t size, void* value, size_t* size_ret) {

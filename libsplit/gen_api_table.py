@@ -15,15 +15,11 @@ pat = re.compile(r"extern\s+CL_API_ENTRY\s+(.*?)\s*CL_API_CALL\s+(\w+)\s*\((.*?)
 # Entry points that never see a libsplit object: always forwarded.
 PASS = set("""clGetPlatformIDs clGetPlatformInfo clGetDeviceIDs clCreateSubDevices clRetainDevice
 clReleaseDevice clGetDeviceAndHostTimer clGetHostTimer clUnloadPlatformCompiler clUnloadCompiler""".split())
-# Entry points libsplit refuses while splitting (images, pipes, SVM, samplers,
-# device-side queues, native kernels, separate compilation): CL_INVALID_OPERATION.
-UNSUP = set("""clSetDefaultDeviceCommandQueue clCreateImage clCreatePipe clCreateImageWithProperties
-clGetImageInfo clSVMAlloc clSVMFree clCreateSamplerWithProperties
-clRetainSampler clReleaseSampler clGetSamplerInfo clCreateProgramWithBuiltInKernels clSetProgramSpecializationConstant clSetKernelArgSVMPointer
-clEnqueueReadImage clEnqueueWriteImage clEnqueueFillImage clEnqueueCopyImage clEnqueueCopyImageToBuffer
-clEnqueueCopyBufferToImage clEnqueueMapImage clEnqueueNativeKernel clEnqueueSVMFree clEnqueueSVMMemcpy
-clEnqueueSVMMemFill clEnqueueSVMMap clEnqueueSVMUnmap clEnqueueSVMMigrateMem clSetCommandQueueProperty
-clCreateImage2D clCreateImage3D clCreateSampler""".split())
+# Entry points libsplit refuses while splitting (device-side queues, built-in
+# kernels, specialization constants, the 1.0 queue-property setter):
+# CL_INVALID_OPERATION.
+UNSUP = set("""clSetDefaultDeviceCommandQueue clCreateProgramWithBuiltInKernels
+clSetProgramSpecializationConstant clSetCommandQueueProperty""".split())
 rows = []
 for m in pat.finditer(text):
     ret, name, params = m.group(1), m.group(2), m.group(3)

@@ -4,10 +4,12 @@
 #include "launch.h"
 
 #include "api.h"
+#include "image_data.h"
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
 #include "reduction.h"
+#include "sampler_data.h"
 
 #include <algorithm>
 #include <chrono>
@@ -70,11 +72,24 @@ void describe(Launch& L) {
   }
   L.scalars.assign(args.size(), std::nullopt);
   L.sizes.assign(args.size(), 0);
+  // Images, samplers, pipes and SVM tie the launch to the queue's device.
+  const char* device_bound = nullptr;
+  for (const auto& [param, bytes] : L.exec_info)
+    if (param == CL_KERNEL_EXEC_INFO_SVM_PTRS || param == CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM)
+      device_bound = "SVM (exec info)";
   for (unsigned i = 0; i < args.size(); ++i) {
     const ArgSummary* as = ks && i < ks->args.size() ? &ks->args[i] : nullptr;
     if (args[i].kind == ArgValue::Kind::Bytes && args[i].bytes.size() <= 8)
       L.scalars[i] = scalar_value(args[i], as);
-    if (args[i].kind == ArgValue::Kind::Mem && args[i].mem) {
+    if (args[i].kind == ArgValue::Kind::Sampler) device_bound = "sampler argument";
+    if (args[i].kind == ArgValue::Kind::Svm) device_bound = "SVM argument";
+    if (args[i].kind == ArgValue::Kind::Mem && args[i].mem && args[i].mem->pipe) device_bound = "pipe argument";
+    if (args[i].kind == ArgValue::Kind::Mem && args[i].mem && args[i].mem->image) {
+      device_bound = "image argument";
+      L.images.push_back({i, args[i].mem, !(i < k->access.size() && k->access[i] == CL_KERNEL_ARG_ACCESS_READ_ONLY)});
+      L.sizes[i] = args[i].mem->size;
+    }
+    if (args[i].kind == ArgValue::Kind::Mem && args[i].mem && args[i].mem->store) {
       BufferArg b{i, args[i].mem};
       // Without a summary: "const T*" arguments and CL_MEM_READ_ONLY buffers
       // are not written (writing them is undefined behaviour).
@@ -93,10 +108,11 @@ void describe(Launch& L) {
 
   // Global atomics allow a split only on reduction buffers (reduction.h).
   const bool atomics_ok = ks && (!ks->uses_global_atomics || atomics_are_reductions(*ks));
-  L.split = spec.uniform && ndev >= 2 &&
+  L.split = spec.uniform && ndev >= 2 && !device_bound &&
             (p->mode == _cl_program::Mode::Plain ||
              (ks && ks->splittable && atomics_ok && !ks->uses_images));
   L.why_whole = !spec.uniform ? "non-uniform work-groups"
+                : device_bound ? device_bound
                 : p->mode == _cl_program::Mode::Preparing ? "partition-ready program in preparation"
                 : p->mode == _cl_program::Mode::Whole ? "program not partition-ready"
                 : (L.compiled && !ks) ? "kernel missing from summary"
@@ -146,6 +162,10 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   L.kernel = k;
   L.spec = spec;
   L.args = args;
+  {
+    std::lock_guard lock(k->mutex);
+    L.exec_info = k->exec_info;
+  }
   L.id = ++rt.launches;
   const cl_ulong t1 = now_ns();
   describe(L);
@@ -227,6 +247,11 @@ cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned
           auto it = scratch->find(a.mem->store.get());
           m = it != scratch->end() ? it->second : nullptr;
           if (!m) return CL_INVALID_MEM_OBJECT;
+        } else if (a.mem && a.mem->image) {
+          m = device_image(*a.mem->image, d, &err);
+          if (!m) return err;
+        } else if (a.mem && a.mem->pipe) {
+          m = a.mem->pipe;
         } else if (a.mem) {
           m = device_arg(a.mem, d, &err);
           if (!m) return err;
@@ -234,6 +259,13 @@ cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned
         err = real().clSetKernelArg(dk, i, sizeof(cl_mem), &m);
         break;
       }
+      case ArgValue::Kind::Sampler: {
+        cl_sampler s = device_sampler(a.sampler, d, &err);
+        if (!s) return err;
+        err = real().clSetKernelArg(dk, i, sizeof s, &s);
+        break;
+      }
+      case ArgValue::Kind::Svm: err = real().clSetKernelArgSVMPointer(dk, i, a.svm); break;
       case ArgValue::Kind::Local: err = real().clSetKernelArg(dk, i, a.local_size, nullptr); break;
       case ArgValue::Kind::Bytes: err = real().clSetKernelArg(dk, i, a.bytes.size(), a.bytes.data()); break;
       case ArgValue::Kind::Unset: err = CL_INVALID_KERNEL_ARGS; break;
@@ -394,12 +426,16 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
       // Arguments do not retain their buffer: one the app released is gone.
       if (a.kind == ArgValue::Kind::Mem && a.mem && !(is_live_mem(a.mem) && valid(a.mem)))
         return CL_INVALID_KERNEL_ARGS;
+      if (a.kind == ArgValue::Kind::Sampler && !(is_live_sampler(a.sampler) && valid(a.sampler)))
+        return CL_INVALID_KERNEL_ARGS;
     }
     args = k->args;
   }
   hold->add(k);
-  for (auto& a : args)
+  for (auto& a : args) {
     if (a.kind == ArgValue::Kind::Mem) hold->add(a.mem);
+    if (a.kind == ArgValue::Kind::Sampler) hold->add(a.sampler);
+  }
   if (any_zero) return enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, ev, false, nullptr);
   if (rt.controls.log >= 3)
     log_line(3, "host time of enqueue validation: " +

@@ -44,6 +44,13 @@ struct BufferArg {
   const ArgSummary* summary = nullptr;
 };
 
+// One image argument of the launch (images move whole, image_data.h).
+struct ImageArg {
+  unsigned index;
+  cl_mem mem;
+  bool writes = true;  // false for read_only arguments
+};
+
 // What the stages need to know of a launch, computed once at its start.
 struct Launch {
   cl_command_queue queue = nullptr;
@@ -56,6 +63,9 @@ struct Launch {
   std::vector<std::optional<int64_t>> scalars;  // by argument index
   std::vector<uint64_t> sizes;                  // buffer sizes by argument index
   std::vector<BufferArg> buffers;
+  std::vector<ImageArg> images;
+  // clSetKernelExecInfo of the kernel, replayed on the device kernel.
+  std::vector<std::pair<cl_kernel_exec_info, std::vector<uint8_t>>> exec_info;
   bool split = false;        // may be cut into slices
   std::string why_whole;     // when not
   unsigned dim = 0;          // split dimension

@@ -6,6 +6,7 @@
 #include "launch.h"
 
 #include "completion.h"
+#include "image_data.h"
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
@@ -26,6 +27,8 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   for (const BufferArg& b : L.buffers)
     if (cl_int err = ensure_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
       return err;
+  for (const ImageArg& img : L.images)
+    if (cl_int err = ensure_image_device(*img.mem->image, device)) return err;
   const double transfer = (now_ns() - t0) * 1e-9;
 
   cl_int err = CL_SUCCESS;
@@ -33,6 +36,8 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   cl_kernel dk = whole_kernel(L.kernel, device, &err, &original);
   if (!dk) return err;
   if ((err = set_device_args(dk, L.args, device))) return err;
+  for (const auto& [param, bytes] : L.exec_info)
+    if ((err = real().clSetKernelExecInfo(dk, param, bytes.size(), bytes.data()))) return err;
   const sched::Chunk chunk{device, 0, L.total_groups};
   cl_command_queue dq = rt.devices[device].queue;
   // What the app or libsplit needs to see of the kernel's end decides how
@@ -47,6 +52,8 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   if ((err = launch_chunk(dq, dk, L, chunk, measure || callback ? &done : nullptr, original))) return err;
   for (const BufferArg& b : L.buffers)
     if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
+  for (const ImageArg& img : L.images)
+    if (img.writes) wrote_image_device(*img.mem->image, device);
   real().clFlush(dq);
   if (!callback) {
     if (measure) watch_whole_launch(L.key, device, L.id, L.total_groups, done, transfer);

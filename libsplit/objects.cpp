@@ -54,6 +54,23 @@ bool is_live_mem(const void* p) {
 }
 
 namespace {
+std::unordered_set<const void*>& live_samplers() {
+  static auto* set = new std::unordered_set<const void*>;
+  return *set;
+}
+}  // namespace
+
+void register_sampler(cl_sampler s) {
+  std::lock_guard lock(g_mems_mutex);
+  live_samplers().insert(s);
+}
+
+bool is_live_sampler(const void* p) {
+  std::lock_guard lock(g_mems_mutex);
+  return live_samplers().count(p) != 0;
+}
+
+namespace {
 bool drop(ObjHeader* h) { return h->refs.fetch_sub(1) == 1; }
 }  // namespace
 
@@ -86,6 +103,7 @@ void release(cl_mem m) {
     std::lock_guard lock(g_mems_mutex);
     live_mems().erase(m);
   }
+  if (m->pipe) real().clReleaseMemObject(m->pipe);
   m->hdr.magic = 0;
   delete m;
   if (parent) release(parent);
@@ -128,6 +146,21 @@ void release(cl_event e) {
   e->hdr.magic = 0;
   delete e;
   if (ctx) release(ctx);
+}
+
+void release(cl_sampler s) {
+  if (!drop(&s->hdr)) return;
+  {
+    std::lock_guard lock(g_mems_mutex);
+    live_samplers().erase(s);
+  }
+  for (cl_sampler r : s->per_slot)
+    if (r) real().clReleaseSampler(r);
+  if (s->native) real().clReleaseSampler(s->native);
+  cl_context ctx = s->context;
+  s->hdr.magic = 0;
+  delete s;
+  release(ctx);
 }
 
 cl_event new_event(cl_context ctx, cl_command_queue q, cl_command_type type) {

@@ -25,7 +25,7 @@
 
 namespace libsplit {
 
-enum class ObjKind : uint32_t { Context = 1, Queue, Mem, Program, Kernel, Event };
+enum class ObjKind : uint32_t { Context = 1, Queue, Mem, Program, Kernel, Event, Sampler };
 constexpr uint32_t kObjMagic = 0x6C73706Cu;  // "lspl"
 
 struct ObjHeader {
@@ -57,17 +57,20 @@ struct BufferStore {
   ~BufferStore();
 };
 
+struct ImageStore;         // image_data.h
 struct PendingCompletion;  // completion.cpp
 struct PreparedProgram;    // program_prep.cpp
 
 struct ArgValue {
-  enum class Kind : uint8_t { Unset, Bytes, Local, Mem } kind = Kind::Unset;
+  enum class Kind : uint8_t { Unset, Bytes, Local, Mem, Sampler, Svm } kind = Kind::Unset;
   std::vector<uint8_t> bytes;  // Bytes
   size_t local_size = 0;       // Local
   cl_mem mem = nullptr;        // Mem (ours; may be null). Not retained: a kernel
                                // argument does not keep a buffer alive (its
                                // destructor callback fires at the app's release);
                                // enqueued launches retain what they use.
+  cl_sampler sampler = nullptr;  // Sampler (ours)
+  void* svm = nullptr;           // Svm: a pointer of the app's SVM allocation
 };
 
 }  // namespace libsplit
@@ -112,6 +115,11 @@ struct _cl_command_queue {
 struct _cl_mem {
   libsplit::ObjHeader hdr{libsplit::ObjKind::Mem};
   cl_context context = nullptr;
+  // Buffers have a store; images an image store (image_data.h); pipes the
+  // real pipe, made in the internal context of the app context's device.
+  cl_mem_object_type type = CL_MEM_OBJECT_BUFFER;
+  std::shared_ptr<libsplit::ImageStore> image;
+  cl_mem pipe = nullptr;
   cl_mem_flags flags = 0;
   uint64_t size = 0;
   void* host_ptr = nullptr;            // as given by the app
@@ -186,8 +194,25 @@ struct _cl_kernel {
   std::vector<libsplit::ArgValue> args;
   std::vector<cl_kernel_arg_address_qualifier> address;  // 0 when the driver does not say
   std::vector<bool> const_pointee;  // "const T*" arguments: never written
+  std::vector<cl_kernel_arg_access_qualifier> access;  // images: read_only arguments are never written
+  std::vector<bool> sampler_arg;                       // sampler_t arguments
+  std::vector<bool> image_arg;                         // image*_t arguments
+  // clSetKernelExecInfo calls, replayed on the device kernel of a launch;
+  // SVM pointers given this way tie the kernel to one device.
+  std::vector<std::pair<cl_kernel_exec_info, std::vector<uint8_t>>> exec_info;
   std::vector<cl_kernel> per_device;  // on the program's per-platform programs, lazily
   std::vector<cl_kernel> per_device_original;  // on its originals while it is Preparing
+};
+
+// A sampler: the native one on the app's context (validation, queries, the
+// native kernel's argument check), one per internal context made lazily.
+struct _cl_sampler {
+  libsplit::ObjHeader hdr{libsplit::ObjKind::Sampler};
+  cl_context context = nullptr;
+  cl_sampler native = nullptr;
+  std::vector<cl_sampler_properties> properties;  // as given (clCreateSamplerWithProperties)
+  bool with_properties = false;
+  std::vector<cl_sampler> per_slot;  // by runtime platform slot
 };
 
 struct _cl_event {
@@ -221,6 +246,7 @@ template <> constexpr ObjKind kind_of<cl_mem>() { return ObjKind::Mem; }
 template <> constexpr ObjKind kind_of<cl_program>() { return ObjKind::Program; }
 template <> constexpr ObjKind kind_of<cl_kernel>() { return ObjKind::Kernel; }
 template <> constexpr ObjKind kind_of<cl_event>() { return ObjKind::Event; }
+template <> constexpr ObjKind kind_of<cl_sampler>() { return ObjKind::Sampler; }
 
 // True when h is a live libsplit object of the handle's kind.
 template <class H>
@@ -242,6 +268,7 @@ void release(cl_mem);
 void release(cl_program);
 void release(cl_kernel);
 void release(cl_event);
+void release(cl_sampler);
 
 template <class H>
 cl_uint ref_count(H h) {
@@ -252,6 +279,9 @@ cl_uint ref_count(H h) {
 // our cl_mem?" without dereferencing it (arguments of unknown address space).
 void register_mem(cl_mem m);
 bool is_live_mem(const void* p);
+// The same for samplers (a sampler argument is 8 bytes of private data).
+void register_sampler(cl_sampler s);
+bool is_live_sampler(const void* p);
 
 // Host clock in nanoseconds (profiling times of our events).
 cl_ulong now_ns();

@@ -36,6 +36,7 @@ cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns);
 struct Retained {
   std::vector<cl_mem> mems;
   std::vector<cl_kernel> kernels;
+  std::vector<cl_sampler> samplers;
   Retained() = default;
   Retained(const Retained&) = delete;
   Retained& operator=(const Retained&) = delete;
@@ -43,8 +44,10 @@ struct Retained {
     if (m) retain(m), mems.push_back(m);
   }
   void add(cl_kernel k) { retain(k), kernels.push_back(k); }
+  void add(cl_sampler s) { retain(s), samplers.push_back(s); }
   ~Retained() {
     for (cl_mem m : mems) release(m);
+    for (cl_sampler s : samplers) release(s);
     for (cl_kernel k : kernels) release(k);
   }
 };

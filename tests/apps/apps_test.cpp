@@ -24,11 +24,10 @@ namespace {
 // its histogram splits, AtomicsTest),
 // "errors" (mostly invalid calls) and "macro_probe" (one work-item).
 const std::set<std::string> kNotSplit = {"atomics", "errors", "macro_probe"};
-// Images are a documented limitation of the shim (libsplit/README.md): with
-// several devices they are neither advertised nor accepted. These apps are
-// compared with the native run only in pass-through (one device); with more,
-// ImagesNotAdvertisedWhileSplitting checks they take their no-image path.
-const std::set<std::string> kUsesImages = {"image"};
+// Apps using images, samplers, SVM or native kernels: the shim runs those
+// kernels whole on the app queue's device. They also run on 3 devices
+// ("pthread basic basic") and DeviceBoundTest checks where their kernels ran.
+const std::set<std::string> kDeviceBound = {"image", "image_ops", "device_bound"};
 
 // Apps that natively run on "pthread" only: PoCL 3.1's "basic" device
 // deadlocks when a user event it waits on completes.
@@ -364,7 +363,8 @@ std::vector<ShimCase> shim_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names()) {
     cases.push_back({app, "pthread", "1dev", false, "", false, false});
-    if (kUsesImages.count(app)) continue;
+    if (kDeviceBound.count(app))
+      cases.push_back({app, "pthread basic basic", "3dev_forced", true, "", false, false});
     cases.push_back({app, "pthread basic", "2dev", false, "", true, false});
     cases.push_back({app, "pthread pthread basic basic", "4dev", false, "", false, false});
     // Every launch split, so that every kernel goes through the split path.
@@ -483,29 +483,51 @@ TEST(ReductionsTest, ReductionKernelsSplitAndMatchNative) {
 std::vector<ShimCase> split_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names())
-    if (!kNotSplit.count(app) && !kUsesImages.count(app))
+    if (!kNotSplit.count(app))
       cases.push_back({app, "pthread basic", "2dev", true, "", false, false});
   return cases;
 }
 
-// While splitting, the shim does not advertise image support (images are
-// refused, libsplit/README.md): an app that asks, as this one does, takes its
-// no-image path and ends cleanly. (An app that creates images anyway gets
-// CL_INVALID_OPERATION: runtime_preload_test UnsupportedEntryPointsFailCleanly.)
-TEST(ImagesTest, ImagesNotAdvertisedWhileSplitting) {
-  for (const std::string& app : kUsesImages) {
+// Kernels with image, sampler or SVM arguments (or SVM exec info) run whole
+// on the app queue's device (runtime device 0: the first PoCL device, the
+// one the apps pick), even when the scheduler may not keep launches whole;
+// the buffer kernels of the same apps are split; the output matches.
+TEST(DeviceBoundTest, ImageAndSvmKernelsRunWholeOnTheQueueDevice) {
+  const std::map<std::string, std::set<std::string>> bound = {
+      {"image_ops", {"make", "blur", "combine", "volume", "layers"}},
+      {"image", {"sample", "paint"}},
+      {"device_bound", {"through"}}};
+  const std::map<std::string, std::string> split_kernel = {
+      {"image_ops", "scale"}, {"image", "brighten"}, {"device_bound", "axpy"}};
+  for (const auto& [app, kernels] : bound) {
     SCOPED_TRACE(app);
-    TempDir dir("apps-image");
+    TempDir dir("apps-bound");
     ASSERT_FALSE(dir.path().empty());
+    AppRun native = run_app(app, native_env("pthread"), dir, "native");
+    ASSERT_EQ(native.process.exit_code, 0) << describe(native);
     std::filesystem::create_directories(dir.path() + "/cache");
-    const ShimCase c{app, "pthread basic", "2dev", false, "", false, false};
+    const ShimCase c{app, "pthread basic basic", "3dev", true, "", false, false};
     EnvChanges env = shim_env(c, dir.path() + "/cache");
+    const std::string trace_path = dir.path() + "/trace.csv";
+    env["LIBSPLIT_TRACE"] = trace_path;
     AppRun shim = run_app(app, env, dir, "shim");
     check_preloaded(shim);
     if (HasFatalFailure()) return;
-    EXPECT_EQ(shim.process.signal, 0) << describe(shim);
-    EXPECT_EQ(shim.process.exit_code, 0) << describe(shim);
-    EXPECT_EQ(shim.output, "image_support = 0\n") << describe(shim);
+    ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+    EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
+    std::map<std::string, std::set<std::string>> bound_devices;  // launch -> devices
+    std::map<std::string, std::set<std::string>> split_devices;
+    for (const TraceRow& row : parse_trace(read_file(trace_path))) {
+      if (std::stoll(row.at("groups")) == 0) continue;
+      if (kernels.count(row.at("kernel"))) bound_devices[row.at("launch")].insert(row.at("device"));
+      if (row.at("kernel") == split_kernel.at(app)) split_devices[row.at("launch")].insert(row.at("device"));
+    }
+    EXPECT_FALSE(bound_devices.empty()) << "device-bound launches missing from the trace";
+    for (const auto& [launch, devices] : bound_devices)
+      EXPECT_EQ(devices, std::set<std::string>{"0"}) << "launch " << launch << " not whole on device 0";
+    bool spread = false;
+    for (const auto& [launch, devices] : split_devices) spread |= devices.size() > 1;
+    EXPECT_TRUE(spread) << split_kernel.at(app) << " was never split";
   }
 }
 

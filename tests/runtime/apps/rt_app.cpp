@@ -655,8 +655,9 @@ int bench(Cl& cl) {
   return 0;
 }
 
-// Entry points libsplit refuses while splitting: the codes they return (the
-// test expects CL_INVALID_OPERATION under the shim, and no crash).
+// Entry points of the features libsplit ties to one device (images,
+// samplers, pipes, SVM): the codes they return and what the device
+// advertises (the test compares them with the native run).
 int unsupported(Cl& cl) {
   cl_int err = 0;
   cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
@@ -666,7 +667,53 @@ int unsupported(Cl& cl) {
   desc.image_height = 16;
   cl_mem image = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
   printf("clCreateImage = %d null=%d\n", err, image == nullptr);
-  if (image) clReleaseMemObject(image);
+  if (image) {
+    // Misuse of image commands: the codes the native runtime gives.
+    unsigned char px[16 * 16 * 4] = {};
+    size_t origin[3] = {0, 0, 0}, deep[3] = {0, 0, 1}, region[3] = {16, 16, 1}, wide[3] = {17, 1, 1};
+    printf("read image origin z=1: %d\n",
+           clEnqueueReadImage(cl.q, image, CL_TRUE, deep, region, 0, 0, px, 0, nullptr, nullptr));
+    printf("read image too wide: %d\n",
+           clEnqueueReadImage(cl.q, image, CL_TRUE, origin, wide, 0, 0, px, 0, nullptr, nullptr));
+    printf("read image slice pitch on 2D: %d\n",
+           clEnqueueReadImage(cl.q, image, CL_TRUE, origin, region, 0, 64 * 16, px, 0, nullptr, nullptr));
+    printf("read buffer from image: %d\n", clEnqueueReadBuffer(cl.q, image, CL_TRUE, 0, 4, px, 0, nullptr, nullptr));
+    size_t pitch = 0;
+    printf("image info: %d\n", clGetImageInfo(image, CL_IMAGE_ROW_PITCH, sizeof pitch, &pitch, nullptr));
+    cl_image_format other = {CL_RGBA, CL_FLOAT};
+    cl_mem float_image = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &other, &desc, nullptr, &err);
+    printf("copy image format mismatch: %d\n",
+           clEnqueueCopyImage(cl.q, image, float_image, origin, origin, region, 0, nullptr, nullptr));
+    printf("map image without row pitch: ");
+    clEnqueueMapImage(cl.q, image, CL_TRUE, CL_MAP_READ, origin, region, nullptr, nullptr, 0, nullptr, nullptr, &err);
+    printf("%d\n", err);
+    if (float_image) clReleaseMemObject(float_image);
+    clReleaseMemObject(image);
+  }
+  {
+    // Kernel arguments of image and sampler type: the native checks.
+    cl_program p = cl.build(
+        "__kernel void k(__read_only image2d_t im, __global float* b, sampler_t s) {\n"
+        "  b[0] = read_imagef(im, s, (int2)(0, 0)).x;\n"
+        "}\n");
+    cl_kernel k = cl.kernel(p, "k");
+    cl_mem none = nullptr;
+    printf("image arg: null value %d, null image %d, short %d\n", clSetKernelArg(k, 0, sizeof(cl_mem), nullptr),
+           clSetKernelArg(k, 0, sizeof(cl_mem), &none), clSetKernelArg(k, 0, 4, &none));
+    printf("sampler arg: null value %d\n", clSetKernelArg(k, 2, sizeof(cl_sampler), nullptr));
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
+  cl_image_format bad_format = {CL_RGBA, CL_UNORM_SHORT_565};
+  cl_mem bad = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &bad_format, &desc, nullptr, &err);
+  printf("clCreateImage bad format = %d null=%d\n", err, bad == nullptr);
+  desc.image_width = 0;
+  bad = clCreateImage(cl.ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+  printf("clCreateImage zero width = %d null=%d\n", err, bad == nullptr);
+  cl_mem plain = clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  size_t pitch = 0;
+  printf("image info of a buffer: %d\n", clGetImageInfo(plain, CL_IMAGE_ROW_PITCH, sizeof pitch, &pitch, nullptr));
+  clReleaseMemObject(plain);
   void* svm = clSVMAlloc(cl.ctx, CL_MEM_READ_WRITE, 1024, 0);
   printf("clSVMAlloc null=%d\n", svm == nullptr);
   if (svm) clSVMFree(cl.ctx, svm);
@@ -680,7 +727,7 @@ int unsupported(Cl& cl) {
   cl_int formats_err =
       clGetSupportedImageFormats(cl.ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &formats);
   printf("clGetSupportedImageFormats = %d formats=%u\n", formats_err, formats);
-  // While splitting, what is refused is not advertised either.
+  // What the device advertises (the shim: as the device itself).
   cl_bool images = CL_TRUE;
   cl_device_svm_capabilities svm_caps = 0;
   cl_device_exec_capabilities exec = 0;
@@ -718,6 +765,107 @@ int unsupported(Cl& cl) {
 // A program whose executable exists for one device of a two-device context
 // (created from that device's binary): a launch on the other device's queue
 // fails at enqueue (CL_INVALID_PROGRAM_EXECUTABLE), one on the first runs.
+// Images shared by two queues on two devices of one context: each image
+// is written on one device and read on the other (the shim moves it whole
+// between its devices), mapped, filled, copied, read.
+int images2q(Cl& cl) {
+  cl_device_id devices[2];
+  cl_uint n = 0;
+  CHECK(clGetDeviceIDs(cl.platform, CL_DEVICE_TYPE_ALL, 2, devices, &n));
+  if (n < 2) {
+    printf("one device\n");
+    return 0;
+  }
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, 2, devices, nullptr, nullptr, &err);
+  CHECK(err);
+  cl_command_queue q0 = clCreateCommandQueue(ctx, devices[0], 0, &err);
+  CHECK(err);
+  cl_command_queue q1 = clCreateCommandQueue(ctx, devices[1], 0, &err);
+  CHECK(err);
+  const char* src =
+      "__kernel void paint(__write_only image2d_t img, uint k) {\n"
+      "  int x = get_global_id(0), y = get_global_id(1);\n"
+      "  write_imageui(img, (int2)(x, y), (uint4)(x * k, y, k, 1));\n"
+      "}\n"
+      "__kernel void shift(__read_only image2d_t in, __write_only image2d_t out, __global uint* sum) {\n"
+      "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n"
+      "  int x = get_global_id(0), y = get_global_id(1);\n"
+      "  uint4 v = read_imageui(in, s, (int2)(x + 1, y));\n"
+      "  write_imageui(out, (int2)(x, y), v + (uint4)(100));\n"
+      "  sum[y * get_global_size(0) + x] = v.x + v.y * 1000;\n"
+      "}\n";
+  cl_program p = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+  CHECK(err);
+  CHECK(clBuildProgram(p, 2, devices, "", nullptr, nullptr));
+  cl_kernel paint = clCreateKernel(p, "paint", &err);
+  CHECK(err);
+  cl_kernel shift = clCreateKernel(p, "shift", &err);
+  CHECK(err);
+  const size_t W = 16, H = 8;
+  cl_image_format format = {CL_RGBA, CL_UNSIGNED_INT32};
+  cl_image_desc desc = {};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = W;
+  desc.image_height = H;
+  cl_mem a = clCreateImage(ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+  CHECK(err);
+  cl_mem b = clCreateImage(ctx, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+  CHECK(err);
+  cl_mem sum = clCreateBuffer(ctx, CL_MEM_READ_WRITE, W * H * 4, nullptr, &err);
+  CHECK(err);
+  size_t global[2] = {W, H}, origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
+  cl_uint k = 3;
+  CHECK(clSetKernelArg(paint, 0, sizeof a, &a));
+  CHECK(clSetKernelArg(paint, 1, sizeof k, &k));
+  CHECK(clEnqueueNDRangeKernel(q0, paint, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+  CHECK(clFinish(q0));
+  CHECK(clSetKernelArg(shift, 0, sizeof a, &a));
+  CHECK(clSetKernelArg(shift, 1, sizeof b, &b));
+  CHECK(clSetKernelArg(shift, 2, sizeof sum, &sum));
+  CHECK(clEnqueueNDRangeKernel(q1, shift, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+  CHECK(clFinish(q1));
+  size_t row = 0;
+  auto* mapped = static_cast<cl_uint*>(clEnqueueMapImage(q0, b, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, origin,
+                                                         region, &row, nullptr, 0, nullptr, nullptr, &err));
+  CHECK(err);
+  std::vector<cl_uint> px(W * H * 4);
+  for (size_t y = 0; y < H; ++y) {
+    std::memcpy(&px[y * W * 4], reinterpret_cast<char*>(mapped) + y * row, W * 16);
+    reinterpret_cast<cl_uint*>(reinterpret_cast<char*>(mapped) + y * row)[0] = 7777;
+  }
+  CHECK(clEnqueueUnmapMemObject(q0, b, mapped, 0, nullptr, nullptr));
+  CHECK(clFinish(q0));
+  print("b mapped", px);
+  cl_uint color[4] = {9, 8, 7, 6};
+  size_t fo[3] = {2, 2, 0}, fr[3] = {5, 3, 1};
+  CHECK(clEnqueueFillImage(q1, a, color, fo, fr, 0, nullptr, nullptr));
+  CHECK(clFinish(q1));
+  CHECK(clEnqueueReadImage(q0, a, CL_TRUE, origin, region, 0, 0, px.data(), 0, nullptr, nullptr));
+  print("a filled", px);
+  CHECK(clEnqueueCopyImage(q0, b, a, origin, origin, fr, 0, nullptr, nullptr));
+  CHECK(clFinish(q0));
+  CHECK(clEnqueueReadImage(q1, a, CL_TRUE, origin, region, 0, 0, px.data(), 0, nullptr, nullptr));
+  print("a copied", px);
+  CHECK(clEnqueueNDRangeKernel(q0, shift, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+  CHECK(clFinish(q0));
+  std::vector<cl_uint> sums(W * H);
+  CHECK(clEnqueueReadBuffer(q1, sum, CL_TRUE, 0, W * H * 4, sums.data(), 0, nullptr, nullptr));
+  print("sum", sums);
+  CHECK(clEnqueueReadImage(q1, b, CL_TRUE, origin, region, 0, 0, px.data(), 0, nullptr, nullptr));
+  print("b", px);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(sum);
+  clReleaseKernel(paint);
+  clReleaseKernel(shift);
+  clReleaseProgram(p);
+  clReleaseCommandQueue(q0);
+  clReleaseCommandQueue(q1);
+  clReleaseContext(ctx);
+  return 0;
+}
+
 int noexec(Cl& cl) {
   cl_device_id devices[2];
   cl_uint n = 0;
@@ -790,6 +938,7 @@ int main(int argc, char** argv) {
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
   if (s == "noexec") return noexec(cl);
+  if (s == "images2q") return images2q(cl);
   fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }
