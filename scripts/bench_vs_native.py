@@ -55,6 +55,34 @@ def run_once(exe, args, env, timeout):
     return time_ms, wall, status
 
 
+def split_summary(exe, args, env, timeout):
+    """One more shim run with LIBSPLIT_LOG=1: how many launches were split and
+    the share of work-groups each runtime device took in them."""
+    try:
+        proc = subprocess.run([str(exe)] + args, env={**env, "LIBSPLIT_LOG": "1"},
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    launches = split = probes = 0
+    groups = {}
+    for line in proc.stderr.splitlines():
+        if line.startswith("libsplit: probe of launch"):
+            probes += 1
+        if not line.startswith("libsplit: launch "):
+            continue
+        launches += 1
+        if " split over " not in line:
+            continue
+        split += 1
+        for part in line.split("| ")[1:]:
+            words = part.split()
+            if len(words) >= 3 and words[0].startswith("dev") and words[2] == "groups":
+                groups[words[0]] = groups.get(words[0], 0) + int(words[1])
+    total = sum(groups.values())
+    shares = " ".join(f"{d} {100 * g / total:.0f}%" for d, g in sorted(groups.items())) if total else ""
+    return f"{split}/{launches} split{' (' + shares + ')' if shares else ''}, {probes} probes"
+
+
 def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else float("nan")
@@ -87,8 +115,8 @@ def main():
         shim_env[key] = value
     rows = []
     table = ["| app | preset | native ms | shim ms | ratio | wall native s | wall shim warm s | "
-             "warm - native ms | wall shim cold s | cold - native ms | status |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "warm - native ms | wall shim cold s | cold - native ms | status | launches (one more run, LOG=1) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for preset in a.preset.split(","):
         for app in a.apps.split(","):
             exe = a.bin_dir / app
@@ -116,12 +144,13 @@ def main():
                                  "time_ms": t, "wall_s": wall, "status": status})
             rows.append({"app": app, "preset": preset, "config": "shim-cold", "rep": 0,
                          "time_ms": None, "wall_s": cold_wall, "status": cold_status})
+            splits = split_summary(exe, args, clean_env(shim_env), a.timeout)
             n_ms, s_ms = median([t for t, _ in native]), median([t for t, _ in shim])
             n_wall, s_wall = median([w for _, w in native]), median([w for _, w in shim])
             ratio = s_ms / n_ms if n_ms == n_ms and n_ms > 0 else float("nan")
             line = (f"| {app} | {preset} | {n_ms:.1f} | {s_ms:.1f} | {ratio:.3f} | {n_wall:.2f} | "
                     f"{s_wall:.2f} | {(s_wall - n_wall) * 1e3:+.0f} | {cold_wall:.2f} | "
-                    f"{(cold_wall - n_wall) * 1e3:+.0f} | {'PASS' if not statuses else '; '.join(sorted(statuses))} |")
+                    f"{(cold_wall - n_wall) * 1e3:+.0f} | {'PASS' if not statuses else '; '.join(sorted(statuses))} | {splits} |")
             table.append(line)
             print(line, flush=True)
     shutil.rmtree(cache, ignore_errors=True)
