@@ -197,6 +197,8 @@ cl_int clBuildProgram(cl_program p, cl_uint num_devices, const cl_device_id* dev
   if (err == CL_SUCCESS) {
     std::lock_guard exec(runtime().exec_mutex);
     p->options = options ? options : "";
+    if (devices) p->built_devices.assign(devices, devices + num_devices);
+    else p->built_devices = p->context->devices;
     // The -I directories exist now; they may not at the next rebuild.
     if (p->from_source) p->source = inline_includes(p->app_source, p->options, {});
     // libsplit-cc and the per-platform builds start now, off the app's path.

@@ -159,6 +159,9 @@ struct _cl_program {
   bool library = false;          // linked with -create-library
   std::string link_options;      // of the clLinkProgram that made it
   std::string options;
+  // The devices of the app's last successful clBuildProgram (all of the
+  // context's when it named none): where `native` has an executable.
+  std::vector<cl_device_id> built_devices;
   std::atomic<int> kernels_attached{0};
   // Execution side, prepared at the app's build or link, else at the first
   // launch (under the runtime's exec lock; read without it at enqueue).

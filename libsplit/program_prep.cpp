@@ -88,15 +88,13 @@ cl_program from_device_binaries(unsigned slot, const std::vector<cl_device_id>& 
 
 // The platform slots, those holding the app's own devices first (a program
 // still preparing runs there).
-// Whether `program` built successfully for every device of `ids`.
-bool built_for(cl_program program, const std::vector<cl_device_id>& ids) {
-  for (cl_device_id id : ids) {
-    cl_build_status status = CL_BUILD_NONE;
-    if (real().clGetProgramBuildInfo(program, id, CL_PROGRAM_BUILD_STATUS, sizeof status, &status,
-                                     nullptr) != CL_SUCCESS ||
-        status != CL_BUILD_SUCCESS)
+// Whether the app's build of p made an executable for every device of `ids`
+// (PoCL reports CL_BUILD_SUCCESS even for the context's devices the app did
+// not build for: the app's device list is what counts).
+bool built_for(cl_program p, const std::vector<cl_device_id>& ids) {
+  for (cl_device_id id : ids)
+    if (std::find(p->built_devices.begin(), p->built_devices.end(), id) == p->built_devices.end())
       return false;
-  }
   return !ids.empty();
 }
 
@@ -541,7 +539,7 @@ void start_preparation(cl_program p) {
   // is that slot's original: the first launches need nothing more.
   std::vector<cl_program> ready(rt.platforms.size(), nullptr);
   for (unsigned s = 0; s < rt.platforms.size(); ++s)
-    if (rt.contexts[s] == p->context->real && built_for(p->native, slot_devices(s))) {
+    if (rt.contexts[s] == p->context->real && built_for(p, slot_devices(s))) {
       real().clRetainProgram(p->native);
       ready[s] = p->native;
       log_line(2, "preparation: the app's build is the original of platform slot " + std::to_string(s));

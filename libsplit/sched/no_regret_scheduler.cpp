@@ -155,6 +155,10 @@ std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
     if (d == state.home || !device.kernel.known() ||
         2 * device.kernel.largest_groups() < numgroups)
       continue;  // whole elsewhere only when a probe measured (most of) it
+    // A device identical to home only looks faster by noise, and moving the
+    // whole launch there moves all its data (a stencil and its copy kernel
+    // then chose different twins and sent 16 MB each way at every launch).
+    if (device.twin) continue;
     double upper = device.kernel.predict(numgroups) * device.kernel.upper_factor(P::kSigmas);
     if (upper * (1 + P::kWholeMargin) < best.second) best = {d, device.whole(numgroups)};
   }
