@@ -208,7 +208,7 @@ and pass --cts-src ~/src/OpenCL-CTS (or set LIBSPLIT_CTS_SRC)."
   fi
   local targets=()
   for s in "${cts_suites[@]}"; do targets+=("test_$s"); done
-  say "building ${targets[*]} with -j$jobs (long: about an hour on 2 cores; log $top/build.log)"
+  say "building ${targets[*]} with -j$jobs (the first time about 40 min on 2 cores; log $top/build.log)"
   # Progress: ninja's [n/m] lines, one every 30 s.
   ( nice -n 10 ninja -C "$bld" -j"$jobs" -k 0 "${targets[@]}" >"$top/build.log" 2>&1
     echo $? >"$top/build.rc" ) &
@@ -315,7 +315,8 @@ run_cts_suite() { # suite
         CL_CONFORMANCE_RESULTS_FILENAME=$json run_in_mode "$m" "$logs/$t.log" "$exe" "$t" ) || rc=$?
       st=$(python3 "$lib" cts-result "$json" "$t" 2>/dev/null || true)
       if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then st=hang
-      elif [ -z "$st" ]; then st=$( [ "$rc" = 0 ] && echo pass || status_of_rc "$rc")
+      elif [ -z "$st" ] && [ "$rc" = 0 ]; then st=pass
+      elif [ -z "$st" ]; then st=$(status_of_rc "$rc")
       elif [ "$rc" != 0 ] && [ "$st" = pass ]; then st=fail; fi
       record "$out/$s.$m.tsv" "$t" "$st" $((SECONDS - start)) "$logs/$t.log"
       line+=" $m $st ($((SECONDS - start)) s)"

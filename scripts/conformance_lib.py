@@ -20,36 +20,18 @@ MODES = ["native", "passthrough", "split"]
 # Quick mode: a few sub-tests per CTS suite covering kernels with buffers,
 # local memory, barriers, vector types, the object API and the compiler.
 CTS_QUICK = {
-    "basic": ["hostptr", "fpmath", "intmath_int", "intmath_long",
-              "hiloeo", "if", "sizeof", "loop", "pointer_cast",
-              "local_arg_def", "local_kernel_scope", "constant",
-              "barrier", "int2fp", "fp2int", "get_global_offset",
-              "global_work_offsets", "kernel_call_kernel_function",
-              "vector_creation", "vload_global", "vstore_global",
-              "async_copy_global_to_local", "prefetch", "enqueued_local_size",
-              "work_item_functions", "simple_read_image_pitch"],
-    "api": ["get_platform_info", "get_device_info", "get_sampler_info",
-            "retain_queue_single", "retain_mem_object_single",
-            "min_max_work_items_sizes", "min_max_mem_alloc_size",
-            "create_kernels_in_program", "get_kernel_info",
-            "kernel_arg_info", "get_program_info", "get_program_build_info",
-            "release_kernel_order", "kernel_required_group_size",
-            "binary_create", "create_context_from_type", "null_required_work_group_size",
-            "consistency_svm", "consistency_images"],
-    "buffers": ["buffer_read_int", "buffer_write_float", "buffer_copy",
-                "buffer_partial_copy", "buffer_map_read_int",
-                "buffer_map_write_uint", "buffer_fill_int",
-                "sub_buffers_read_write", "sub_buffers_overlapping",
-                "buffer_migrate", "buffer_read_async_int",
-                "buffer_read_array_barrier_float"],
-    "compiler": ["load_program_source", "load_multistring_source",
-                 "options_build_optimizations", "options_build_macro",
-                 "preprocessor_define_udef", "preprocessor_include",
-                 "compile_only", "simple_link_only", "two_file_link",
-                 "multiple_files", "library_function",
-                 "execute_after_simple_compile_and_link",
-                 "get_program_build_info", "features_macro"],
-    "image_streams": ["1D", "2D"],
+    "basic": ["hostptr", "if", "loop", "local_arg_def", "barrier",
+              "global_work_offsets", "get_global_offset", "constant",
+              "kernel_call_kernel_function", "vload_global"],
+    "api": ["get_platform_info", "get_device_info", "create_kernels_in_program",
+            "get_kernel_info", "get_program_info", "release_kernel_order",
+            "binary_create", "min_max_mem_alloc_size", "consistency_images"],
+    "buffers": ["buffer_copy", "buffer_partial_copy", "buffer_map_read_int",
+                "buffer_fill_int", "sub_buffers_read_write", "buffer_migrate"],
+    "compiler": ["load_program_source", "options_build_macro",
+                 "preprocessor_define_udef", "compile_only", "simple_link_only",
+                 "two_file_link", "execute_after_simple_compile_and_link"],
+    "image_streams": ["1D"],
 }
 
 # Quick mode for piglit: the API tests, the build tests, the hand-written
@@ -131,14 +113,15 @@ def cts_result(path, name):
         print(results[name])
 
 
-def read_tsv(path):
+def read_tsv(path, field=1):
+    """name -> field (1: result, 3: launches split) of a results file."""
     rows = {}
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
                 parts = line.rstrip("\n").split("\t")
-                if len(parts) >= 2:
-                    rows[parts[0]] = parts[1]
+                if len(parts) > field:
+                    rows[parts[0]] = parts[field]
     return rows
 
 
@@ -188,6 +171,13 @@ def report(out):
     for suite, m, total, tally in counts:
         rest = ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "pass")
         print(f"{suite:<14} {m:<12} {tally.get('pass', 0):>4} / {total:<4} {rest}")
+    print("\n## Sub-tests with at least one launch split over 2 devices (split column)")
+    for suite in suites:
+        splits = read_tsv(os.path.join(out, f"{suite}.split.tsv"), 3)
+        if splits:
+            n = sum(1 for v in splits.values() if v.isdigit() and int(v) > 0)
+            launches = sum(int(v) for v in splits.values() if v.isdigit())
+            print(f"{suite:<14} {n:>4} / {len(splits):<4} ({launches} split launches)")
     print(f"\n## Pass natively, fail/crash/hang under the shim: {len(broken)}")
     for suite, n, row in broken:
         print(f"{suite:<14} {n}  (passthrough: {row[1]}, split: {row[2]})")
