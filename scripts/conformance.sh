@@ -27,7 +27,8 @@ usage: scripts/conformance.sh [options]
   --suites LIST      comma list of: basic,api,buffers,compiler,image_streams,piglit
                      (default: all of them)
   --modes LIST       comma list of: native,passthrough,split (default: all three)
-  --quick            a few sub-tests per suite (minutes, not hours)
+  --quick            a few sub-tests per suite (about an hour on 2 cores, the
+                     full set takes many)
   --timeout S        seconds per sub-test before it counts as a hang
                      (default 600; 120 with --quick)
   --jobs N           parallel compile jobs for the CTS build (default 2)
