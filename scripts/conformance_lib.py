@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Helpers of scripts/conformance.sh (and of the ctest label `conformance`).
+
+  piglit-list DIR QUICK      piglit's OpenCL tests: name<TAB>command, one a line
+  piglit-result LOG          pass/fail/skip/warn/crash from a piglit test's output
+  cts-quick SUITE EXE        the quick-mode sub-tests of a CTS suite that EXE has
+  cts-result JSON NAME       pass/fail/skip of sub-test NAME in a CTS results file
+  report DIR                 the three-column table and the summary of a run
+"""
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+MODES = ["native", "passthrough", "split"]
+
+# Quick mode: a few sub-tests per CTS suite covering kernels with buffers,
+# local memory, barriers, vector types, the object API and the compiler.
+CTS_QUICK = {
+    "basic": ["hostptr", "if", "loop", "local_arg_def", "barrier",
+              "global_work_offsets", "get_global_offset", "constant",
+              "kernel_call_kernel_function", "vload_global"],
+    "api": ["get_platform_info", "get_device_info", "create_kernels_in_program",
+            "get_kernel_info", "get_program_info", "release_kernel_order",
+            "binary_create", "min_max_mem_alloc_size", "consistency_images"],
+    "buffers": ["buffer_copy", "buffer_partial_copy", "buffer_map_read_int",
+                "buffer_fill_int", "sub_buffers_read_write", "buffer_migrate"],
+    "compiler": ["load_program_source", "options_build_macro",
+                 "preprocessor_define_udef", "compile_only", "simple_link_only",
+                 "two_file_link", "execute_after_simple_compile_and_link"],
+    "image_streams": ["1D"],
+}
+
+# Quick mode for piglit: the API tests, the build tests, the hand-written
+# programs and every tenth test of the generated families (built-ins,
+# vload/vstore, typed stores, atomics).
+GENERATED = re.compile(r"^program@execute@(builtin@|vload@|vstore@|store@|atomic_)")
+
+
+def _piglit_quick(name, index):
+    return not GENERATED.match(name) or index % 10 == 0
+
+
+def piglit_list(piglit_dir, quick):
+    root = ET.parse(gzip.open(os.path.join(piglit_dir, "tests", "cl.xml.gz")))
+    index = 0
+    for test in root.getroot().iter("Test"):
+        name = test.get("name")
+        opts = {o.get("name"): o.get("value") for o in test.findall("option")}
+        kind = test.get("type")
+        if kind == "cl":
+            command = eval_list(opts["command"])
+        elif kind == "cl_prog":
+            command = ["cl-program-tester", eval_str(opts["filename"])]
+        else:
+            continue
+        index += 1
+        if quick == "1" and not _piglit_quick(name, index):
+            continue
+        print(f"{name}\t{' '.join(command)}")
+
+
+def eval_list(text):
+    import ast
+    return [str(x) for x in ast.literal_eval(text)]
+
+
+def eval_str(text):
+    import ast
+    return str(ast.literal_eval(text))
+
+
+PIGLIT_RESULT = re.compile(r'^PIGLIT: \{"result": "([a-z]+)"')
+
+
+def piglit_result(log):
+    result = ""
+    with open(log, errors="replace") as f:
+        for line in f:
+            m = PIGLIT_RESULT.match(line)
+            if m:
+                result = m.group(1)
+    if result:
+        print(result)
+
+
+def cts_names(exe):
+    out = subprocess.run([exe, "--help"], capture_output=True, text=True,
+                         cwd=os.path.dirname(exe), timeout=120).stdout
+    names, on = [], False
+    for line in out.splitlines():
+        if line.startswith("Test names:"):
+            on = True
+        elif on and line.strip():
+            names.append(line.strip())
+    return names
+
+
+def cts_quick(suite, exe):
+    have = set(cts_names(exe))
+    for name in CTS_QUICK.get(suite, []):
+        if name in have:
+            print(name)
+
+
+def cts_result(path, name):
+    with open(path) as f:
+        results = json.load(f)["results"]
+    if name in results:
+        print(results[name])
+
+
+def read_tsv(path, field=1):
+    """name -> field (1: result, 3: launches split) of a results file."""
+    rows = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) > field:
+                    rows[parts[0]] = parts[field]
+    return rows
+
+
+def report(out):
+    suites = []
+    for f in sorted(os.listdir(out)):
+        m = re.match(r"(.+)\.(native|passthrough|split)\.tsv$", f)
+        if m and m.group(1) not in suites:
+            suites.append(m.group(1))
+    meta = {}
+    if os.path.exists(os.path.join(out, "meta.txt")):
+        with open(os.path.join(out, "meta.txt")) as f:
+            meta = dict(l.rstrip("\n").split("=", 1) for l in f if "=" in l)
+    print(f"# {meta.get('date', '?')}  PoCL {meta.get('pocl', '?')}  "
+          f"libsplit {meta.get('libsplit_commit', '?')}  CTS {meta.get('cts', '?')}"
+          f"  quick={meta.get('quick', '?')}  timeout {meta.get('timeout_s', '?')} s")
+    broken, skipped, counts = [], [], []
+    for suite in suites:
+        cols = {m: read_tsv(os.path.join(out, f"{suite}.{m}.tsv")) for m in MODES}
+        names = list(dict.fromkeys(n for m in MODES for n in cols[m]))
+        print(f"\n## {suite}")
+        width = max([len(n) for n in names] + [8])
+        print(f"{'sub-test':<{width}}  {'native':<8} {'passthru':<8} {'split':<8}")
+        for n in names:
+            row = [cols[m].get(n, "-") for m in MODES]
+            flag = ""
+            shim = [r for r in row[1:] if r not in ("pass", "-")]
+            if row[0] == "pass" and shim:
+                # A skip under the shim is a feature it does not advertise
+                # (images, SVM, pipes while splitting): listed apart.
+                if all(r == "skip" for r in shim):
+                    flag = "  (skip)"
+                    skipped.append((suite, n, row))
+                else:
+                    flag = "  <<"
+                    broken.append((suite, n, row))
+            print(f"{n:<{width}}  {row[0]:<8} {row[1]:<8} {row[2]:<8}{flag}")
+        for m in MODES:
+            c = cols[m]
+            if not c:
+                continue
+            tally = {}
+            for st in c.values():
+                tally[st] = tally.get(st, 0) + 1
+            counts.append((suite, m, len(c), tally))
+    print("\n## Summary (pass / total; other outcomes)")
+    for suite, m, total, tally in counts:
+        rest = ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "pass")
+        print(f"{suite:<14} {m:<12} {tally.get('pass', 0):>4} / {total:<4} {rest}")
+    print("\n## Sub-tests with at least one launch split over 2 devices (split column)")
+    for suite in suites:
+        splits = read_tsv(os.path.join(out, f"{suite}.split.tsv"), 3)
+        if splits:
+            n = sum(1 for v in splits.values() if v.isdigit() and int(v) > 0)
+            launches = sum(int(v) for v in splits.values() if v.isdigit())
+            print(f"{suite:<14} {n:>4} / {len(splits):<4} ({launches} split launches)")
+    print(f"\n## Pass natively, fail/crash/hang under the shim: {len(broken)}")
+    for suite, n, row in broken:
+        print(f"{suite:<14} {n}  (passthrough: {row[1]}, split: {row[2]})")
+    print(f"\n## Pass natively, skipped under the shim: {len(skipped)}")
+    for suite, n, row in skipped:
+        print(f"{suite:<14} {n}  (passthrough: {row[1]}, split: {row[2]})")
+    return 1 if broken else 0
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    status = {"piglit-list": piglit_list, "piglit-result": piglit_result,
+              "cts-quick": cts_quick, "cts-result": cts_result,
+              "report": report}[cmd](*args)
+    sys.exit(status or 0)
+
+
+if __name__ == "__main__":
+    main()
