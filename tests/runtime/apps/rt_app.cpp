@@ -437,6 +437,25 @@ int order(Cl& cl) {
   return 0;
 }
 
+// A kernel whose name has 252 characters (PoCL 3.1 natively fails to link
+// names of 254 and more; the CTS's kernel_name_size goes near that limit).
+int longname(Cl& cl) {
+  const std::string name = "k" + std::string(251, 'a');
+  const std::string src = "__kernel void " + name +
+                          "(__global int* x) { int i = get_global_id(0); x[i] = x[i] * 3 + i; }";
+  cl_program p = cl.build(src.c_str());
+  cl_kernel k = cl.kernel(p, name.c_str());
+  const int n = 1024;
+  std::vector<int> x(n, 5);
+  cl_mem m = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, x.data());
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  size_t global = n, local = 64;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, x.data(), 0, nullptr, nullptr));
+  print("x", x);
+  return 0;
+}
+
 int trap(Cl& cl) {
   // The app changes its source array after the write completed and before
   // the kernel runs: the kernel must see the values of the write.
@@ -932,6 +951,7 @@ int main(int argc, char** argv) {
   if (s == "columns") return columns(cl);
   if (s == "output") return output(cl);
   if (s == "order") return order(cl);
+  if (s == "longname") return longname(cl);
   if (s == "rw") return rw(cl);
   if (s == "merge") return merge(cl);
   if (s == "trap") return trap(cl);
