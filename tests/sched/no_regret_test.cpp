@@ -195,6 +195,45 @@ TEST(NoRegret, WarmStartVerifiesAStoredSplitBeforeUsingIt) {
   std::filesystem::remove_all(pattern);
 }
 
+// A device identical to home never gets a whole launch, even when its
+// measurements come out 20 % faster (noise, or a neighbour's load on home):
+// moving a whole launch moves all its data, and twins cannot really differ.
+// Splits here lose (each slice pays a fixed transfer), so the scheduler
+// keeps choosing between whole launches. Without the twin rule, device 1
+// wins them.
+TEST(NoRegret, AnIdenticalDeviceIsNeverChosenForAWholeLaunch) {
+  for (bool identical : {true, false}) {
+    SCOPED_TRACE(identical ? "identical" : "different names");
+    std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
+    if (!identical) devices[1].name = "other gpu";
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", devices);
+    ASSERT_TRUE(s);
+    LaunchKey key;
+    key.kernel = "k";
+    key.global[0] = 1 << 20;
+    key.local[0] = 256;
+    key.home = 0;
+    const uint64_t groups = key.global[0] / key.local[0];
+    auto seconds = [](unsigned device, uint64_t n) { return n * (device == 1 ? 0.8e-6 : 1e-6); };
+    unsigned whole_on_1 = 0;
+    for (int launch = 0; launch < 80; ++launch) {
+      std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
+      if (plan->whole_device() == std::optional<unsigned>(1)) ++whole_on_1;
+      std::vector<ChunkTiming> timings;
+      std::vector<Chunk> chunks;
+      for (unsigned d = 0; d < 2; ++d)
+        while (std::optional<Chunk> c = plan->next(d)) chunks.push_back(*c);
+      const bool split = chunks.size() > 1;
+      for (const Chunk& c : chunks)
+        timings.push_back({c, seconds(c.device, c.group_count), split ? 5e-3 : 0.0});
+      s->report(key, timings);
+      for (const Chunk& p : plan->probes()) s->report_probe(key, {p, seconds(p.device, p.group_count), 0});
+    }
+    if (identical) EXPECT_EQ(whole_on_1, 0u);
+    else EXPECT_GT(whole_on_1, 0u) << "the test no longer reaches the whole-elsewhere choice";
+  }
+}
+
 TEST(NoRegret, ExplorationBudgetIsObservable) {
   Model model = model_named("ratio-3");
   NoRegretScheduler s(device_infos(model), SchedulerOptions{});
