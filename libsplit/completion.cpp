@@ -182,8 +182,7 @@ void help_complete_up_to(cl_command_queue q, cl_event until) {
         if (!w->handled.load()) {
           real().clRetainEvent(w->native);
           todo.emplace_back(entry, w.get());
-          if (std::find(queues.begin(), queues.end(), w->device_queue) == queues.end())
-            queues.push_back(w->device_queue);
+          add_unique(queues, w->device_queue);
         }
       if (entry->event == until) break;
     }

@@ -27,10 +27,12 @@ std::deque<Posted>& posted() {
 }
 
 // Whole launches measured by polling their native event (launch thread only).
+// Launches under LIBSPLIT_INJECT_SLOWDOWN take the callback path
+// (launch_whole.cpp), so these times need no slowdown applied.
 struct Watched {
   sched::LaunchKey key;
   unsigned device;
-  uint64_t launch, groups;
+  uint64_t groups;
   cl_event native;
   double transfer;
 };
@@ -45,8 +47,7 @@ void harvest_watched(sched::Scheduler& scheduler) {
       g_watched[kept++] = w;
       continue;
     }
-    const double seconds =
-        status == CL_COMPLETE ? apply_slowdown(w.device, w.launch, event_seconds(w.native)) : 0;
+    const double seconds = status == CL_COMPLETE ? event_seconds(w.native) : 0;
     real().clReleaseEvent(w.native);
     if (seconds > 0)
       scheduler.report(w.key, {sched::ChunkTiming{{w.device, 0, w.groups}, seconds, w.transfer}});
@@ -56,9 +57,9 @@ void harvest_watched(sched::Scheduler& scheduler) {
 
 }  // namespace
 
-void watch_whole_launch(const sched::LaunchKey& key, unsigned device, uint64_t launch,
-                        uint64_t groups, cl_event native, double transfer) {
-  g_watched.push_back({key, device, launch, groups, native, transfer});
+void watch_whole_launch(const sched::LaunchKey& key, unsigned device, uint64_t groups,
+                        cl_event native, double transfer) {
+  g_watched.push_back({key, device, groups, native, transfer});
 }
 
 void post_report(const sched::LaunchKey& key, std::vector<sched::ChunkTiming> timings) {

@@ -56,7 +56,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
     if (img.writes) wrote_image_device(*img.mem->image, device);
   real().clFlush(dq);
   if (!callback) {
-    if (measure) watch_whole_launch(L.key, device, L.id, L.total_groups, done, transfer);
+    if (measure) watch_whole_launch(L.key, device, L.total_groups, done, transfer);
     note_device_work(dq);
     return CL_SUCCESS;
   }
