@@ -222,6 +222,21 @@ cl_int check_pitches(cl_mem m, const size_t* region, size_t row, size_t slice) {
   return CL_SUCCESS;
 }
 
+// clEnqueueReadImage (`reading`) / clEnqueueWriteImage arguments, in the
+// order the native runtime checks them.
+cl_int check_host_transfer(cl_command_queue q, cl_mem m, const void* ptr, const size_t* origin,
+                           const size_t* region, size_t row_pitch, size_t slice_pitch,
+                           bool reading, cl_uint n, const cl_event* waits) {
+  if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
+  if (cl_int err = check_image(q, m)) return err;
+  if (!ptr) return CL_INVALID_VALUE;
+  if (cl_int err = check_region(m, origin, region)) return err;
+  if (cl_int err = check_pitches(m, region, row_pitch, slice_pitch)) return err;
+  if (!(reading ? host_may_read(m) : host_may_write(m))) return CL_INVALID_OPERATION;
+  return check_queue_and_waits(q, n, waits);
+}
+
+
 bool covers_whole(const ImageStore& s, const size_t* origin, const size_t* region) {
   if (s.buffer) return false;  // the buffer's other bytes (row padding) stay as they are
   for (unsigned i = 0; i < 3; ++i)
@@ -308,13 +323,9 @@ cl_int clGetImageInfo(cl_mem m, cl_image_info param, size_t size, void* value, s
 cl_int clEnqueueReadImage(cl_command_queue q, cl_mem m, cl_bool blocking, const size_t* origin,
                           const size_t* region, size_t row_pitch, size_t slice_pitch, void* ptr,
                           cl_uint n, const cl_event* waits, cl_event* ev) {
-  if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
-  if (cl_int err = check_image(q, m)) return err;
-  if (!ptr) return CL_INVALID_VALUE;
-  if (cl_int err = check_region(m, origin, region)) return err;
-  if (cl_int err = check_pitches(m, region, row_pitch, slice_pitch)) return err;
-  if (!host_may_read(m)) return CL_INVALID_OPERATION;
-  if (cl_int err = check_queue_and_waits(q, n, waits)) return err;
+  if (cl_int err = check_host_transfer(q, m, ptr, origin, region, row_pitch, slice_pitch,
+                                       true, n, waits))
+    return err;
   auto hold = std::make_shared<Retained>();
   hold->add(m);
   auto o = array3(origin), r = array3(region);
@@ -335,13 +346,9 @@ cl_int clEnqueueReadImage(cl_command_queue q, cl_mem m, cl_bool blocking, const 
 cl_int clEnqueueWriteImage(cl_command_queue q, cl_mem m, cl_bool blocking, const size_t* origin,
                            const size_t* region, size_t row_pitch, size_t slice_pitch,
                            const void* ptr, cl_uint n, const cl_event* waits, cl_event* ev) {
-  if (!valid(q)) return CL_INVALID_COMMAND_QUEUE;
-  if (cl_int err = check_image(q, m)) return err;
-  if (!ptr) return CL_INVALID_VALUE;
-  if (cl_int err = check_region(m, origin, region)) return err;
-  if (cl_int err = check_pitches(m, region, row_pitch, slice_pitch)) return err;
-  if (!host_may_write(m)) return CL_INVALID_OPERATION;
-  if (cl_int err = check_queue_and_waits(q, n, waits)) return err;
+  if (cl_int err = check_host_transfer(q, m, ptr, origin, region, row_pitch, slice_pitch,
+                                       false, n, waits))
+    return err;
   auto hold = std::make_shared<Retained>();
   hold->add(m);
   auto o = array3(origin), r = array3(region);
