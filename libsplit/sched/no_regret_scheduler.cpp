@@ -20,6 +20,31 @@ bool identical(const DeviceInfo& a, const DeviceInfo& b) {
          a.is_gpu == b.is_gpu;
 }
 
+// The solver's step, with no share growing beyond kMaxGrowth times its
+// current share or kMaxShareStep more: per-group times speak for the slices
+// measured, and work need not be the same over the groups (a step from the
+// cheap first rows of a Mandelbrot image gave a device twice slower than
+// home 95 % of the launch). The excess goes to the devices not limited.
+std::vector<double> limit_growth(const std::vector<double>& x, std::vector<double> proposal) {
+  constexpr double kMaxGrowth = 2, kMaxShareStep = 0.25;
+  double excess = 0, free_total = 0;
+  std::vector<bool> limited(x.size(), false);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double most = std::max(kMaxGrowth * x[i], x[i] + kMaxShareStep);
+    if (proposal[i] > most) {
+      excess += proposal[i] - most;
+      proposal[i] = most;
+      limited[i] = true;
+    } else {
+      free_total += proposal[i];
+    }
+  }
+  if (excess <= 0 || free_total <= 0) return proposal;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!limited[i]) proposal[i] += excess * proposal[i] / free_total;
+  return proposal;
+}
+
 }  // namespace
 
 struct NoRegretScheduler::DeviceState {
@@ -152,15 +177,19 @@ std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
   std::pair<unsigned, double> best{state.home, home.whole(numgroups)};
   for (unsigned d = 0; d < state.devices.size(); ++d) {
     const DeviceState& device = state.devices[d];
-    if (d == state.home || !device.kernel.known() ||
-        2 * device.kernel.largest_groups() < numgroups)
-      continue;  // whole elsewhere only when a probe measured (most of) it
+    // Whole elsewhere only on a measurement of the whole launch there (a
+    // whole-size probe or a whole launch): the fit of smaller slices does
+    // not speak for the whole when work differs from group to group (the
+    // first rows of a Mandelbrot image are 100x cheaper than the middle
+    // ones; a probe there made a 2x slower device look faster, and whole
+    // launches flipped between the devices at every launch).
+    if (d == state.home || device.whole_seconds <= 0) continue;
     // A device identical to home only looks faster by noise, and moving the
     // whole launch there moves all its data (a stencil and its copy kernel
     // then chose different twins and sent 16 MB each way at every launch).
     if (device.twin) continue;
-    double upper = device.kernel.predict(numgroups) * device.kernel.upper_factor(P::kSigmas);
-    if (upper * (1 + P::kWholeMargin) < best.second) best = {d, device.whole(numgroups)};
+    double upper = device.whole_seconds * device.kernel.upper_factor(P::kSigmas);
+    if (upper * (1 + P::kWholeMargin) < best.second) best = {d, device.whole_seconds};
   }
   return best;
 }
@@ -642,7 +671,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     if (busy[active[i]] > busy[active[bottleneck]]) bottleneck = unsigned(i);
   }
   std::vector<double> proposal = normalized(state.solver->next(x, f));
-  proposal = guard(state, x, f, makespan, band, bottleneck, std::move(proposal));
+  proposal = limit_growth(x, guard(state, x, f, makespan, band, bottleneck, std::move(proposal)));
   std::vector<double> shares(n, 0.0);
   for (size_t i = 0; i < m; ++i) shares[active[i]] = proposal[i];
   std::vector<uint64_t> next = round_to_groups(shares, numgroups);

@@ -104,7 +104,7 @@ std::vector<std::string> regret_model_names() {
   return {"ratio-1",     "ratio-3",      "ratio-10",    "ratio-100",     "ratio-1000",
           "ratio-10000", "slowhome-10",  "slowhome-1000", "overhead",   "step-1.6",
           "step-3",      "step-helper-3", "drift-2",    "hetero3",       "cliff",
-          "tiny",        "membound",      "irregular"};
+          "tiny",        "membound",      "irregular",  "skewed"};
 }
 
 namespace {
@@ -232,6 +232,15 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
     m.description = std::string("speeds 3:1 (home fast); at launch 20 the ") +
                     (helper ? "other device" : "home device") + " gets " +
                     (name == "step-1.6" ? "1.6x" : "3x") + " slower for good";
+  } else if (name == "skewed") {
+    // Mandelbrot's rows outside the set: a probe of the first groups sees a
+    // device that looks 50x faster than it is on the whole launch.
+    two_devices(m, 2, false);
+    std::swap(m.devices[0], m.devices[1]);  // the helper first: its probes take the first groups
+    m.heavy_from = 0.25;
+    m.heavy_weight = 50;
+    m.description = "speeds 1:2, home second; the first quarter of the groups weighs 1/50 of the "
+                    "rest, so probes of the helper's first groups flatter it";
   } else if (name == "drift-2") {
     two_devices(m, 3, false);
     m.devices[1].load_amplitude = 2;
