@@ -49,7 +49,7 @@ cl_mem create_buffer(cl_context ctx, const cl_mem_properties* properties, cl_mem
   if (flags & CL_MEM_USE_HOST_PTR) {
     store->shadow = static_cast<uint8_t*>(host_ptr);
   } else {
-    store->owned.reset(new (std::nothrow) uint8_t[size]());
+    store->owned.reset(static_cast<uint8_t*>(std::calloc(size, 1)));
     if (!store->owned) return fail(CL_OUT_OF_HOST_MEMORY);
     store->shadow = store->owned.get();
     if (flags & CL_MEM_COPY_HOST_PTR) std::memcpy(store->shadow, host_ptr, size);
@@ -224,10 +224,7 @@ cl_int clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_
   hold->add(m);
   return enqueue(q, CL_COMMAND_READ_BUFFER, n, waits, ev, blocking, [=] {
     (void)hold;
-    Range r = root_range(m, offset, size);
-    if (cl_int err = ensure_host(*m->store, r)) return err;
-    std::memcpy(ptr, m->store->shadow + r.begin, size);
-    return CL_SUCCESS;
+    return read_into(*m->store, root_range(m, offset, size), ptr);
   });
 }
 
@@ -249,6 +246,12 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
       wrote_host(*m->store, r);
       return CL_SUCCESS;
     }
+    // A blocking write of our own store goes straight to the queue's
+    // device, as natively: copying it through the shadow first cost a
+    // second pass over the bytes (256 MB: ~60 ms) on the app's time.
+    if (blocking && m->store->owned &&
+        write_device_only(*m->store, q->home, r, ptr) == CL_SUCCESS)
+      return CL_SUCCESS;
     std::memmove(m->store->shadow + r.begin, ptr, size);
     wrote_host(*m->store, r);
     // On to the queue's device at once, as the native runtime does: a launch

@@ -3,6 +3,7 @@
 #include "real_api.h"
 #include "runtime.h"
 
+#include <cstring>
 #include <string>
 
 namespace libsplit {
@@ -63,6 +64,49 @@ cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats) {
   }
   // Bytes valid nowhere (never written) keep the shadow's contents.
   s.host_valid.add(r);
+  return CL_SUCCESS;
+}
+
+cl_int read_into(BufferStore& s, Range r, void* dst, TransferStats* stats) {
+  auto* out = static_cast<uint8_t*>(dst);
+  IntervalSet from_devices;
+  size_state(s);
+  Runtime& rt = runtime();
+  for (const Range& m : s.host_valid.missing(r)) {
+    for (unsigned d = 0; d < s.dev_valid.size(); ++d) {
+      for (const Range& held : s.dev_valid[d].present(m)) {
+        for (const Range& p : from_devices.missing(held)) {
+          cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE,
+                                                  p.begin, p.size(), out + (p.begin - r.begin),
+                                                  0, nullptr, nullptr);
+          if (err != CL_SUCCESS) return err;
+          from_devices.add(p);
+          if (stats) stats->bytes_to_host += p.size();
+          if (rt.controls.log >= 2)
+            log_line(2, "  read [" + std::to_string(p.begin) + ", " + std::to_string(p.end) +
+                            ") from dev" + std::to_string(d) + " for the app");
+        }
+      }
+    }
+  }
+  // The rest: valid on the host, or valid nowhere (never written: the
+  // shadow's contents, as ensure_host leaves them).
+  for (const Range& p : from_devices.missing(r))
+    std::memcpy(out + (p.begin - r.begin), s.shadow + p.begin, p.size());
+  return CL_SUCCESS;
+}
+
+cl_int write_device_only(BufferStore& s, unsigned device, Range r, const void* src) {
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = device_buffer(s, device, &err);
+  if (!mem) return err;
+  err = real().clEnqueueWriteBuffer(runtime().devices[device].queue, mem, CL_TRUE, r.begin,
+                                    r.size(), src, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) return err;
+  wrote_device(s, device, r);
+  if (runtime().controls.log >= 2)
+    log_line(2, "  write [" + std::to_string(r.begin) + ", " + std::to_string(r.end) + ") to dev" +
+                    std::to_string(device) + " from the app");
   return CL_SUCCESS;
 }
 

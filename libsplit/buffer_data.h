@@ -23,6 +23,14 @@ cl_mem device_arg(cl_mem m, unsigned device, cl_int* err);
 
 // Makes r valid on the host (reads back from devices what is missing).
 cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats = nullptr);
+// Copies r into dst: bytes valid on the host from the shadow, the others
+// straight from a device that holds them (blocking), without going through
+// the shadow (one copy instead of two; the host copy stays stale).
+cl_int read_into(BufferStore& s, Range r, void* dst, TransferStats* stats = nullptr);
+// Writes src to r on the device only (blocking), as the native runtime
+// does: the host copy of r becomes stale. For stores with their own shadow
+// (not USE_HOST_PTR, whose host memory is the app's).
+cl_int write_device_only(BufferStore& s, unsigned device, Range r, const void* src);
 // Makes r valid on the device (through the host). Writes are queued on the
 // device's queue, not waited for: later commands on that queue see them.
 cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,7 +42,12 @@ struct ObjHeader {
 struct BufferStore {
   uint64_t size = 0;
   uint8_t* shadow = nullptr;        // USE_HOST_PTR: the app's memory
-  std::unique_ptr<uint8_t[]> owned; // otherwise ours
+  // Otherwise ours, from calloc: zeros, as before, without touching the
+  // pages (a 256 MB buffer cost ~60 ms of page faults when zeroed here).
+  struct FreeBytes {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t[], FreeBytes> owned;
   IntervalSet host_valid;
   // Bytes nobody wrote since creation (no host pointer given): their
   // contents are undefined, so every copy is as good as any other and none
