@@ -53,6 +53,31 @@ bool chunk_scheduler(std::string_view name) {
   return name == "dynamic" || name == "hguided" || name == "autotune";
 }
 
+bool same_range(const NDRange& a, const NDRange& b) {
+  if (a.dims != b.dims) return false;
+  for (unsigned d = 0; d < 3; ++d)
+    if (a.global[d] != b.global[d] || a.local[d] != b.local[d] || a.offset[d] != b.offset[d])
+      return false;
+  return true;
+}
+
+// choose_split_dim, remembered for the kernel's latest arguments.
+SplitChoice split_choice(cl_kernel k, const KernelSummary& ks,
+                         const std::vector<std::optional<int64_t>>& scalars, const NDRange& nd,
+                         const std::vector<uint64_t>& sizes, unsigned parts) {
+  {
+    std::lock_guard lock(k->mutex);
+    const auto& memo = k->split_memo;
+    if (memo && memo->summary == &ks && memo->parts == parts && memo->scalars == scalars &&
+        memo->sizes == sizes && same_range(memo->nd, nd))
+      return memo->choice;
+  }
+  SplitChoice choice = choose_split_dim(ks, scalars, nd, sizes, parts);
+  std::lock_guard lock(k->mutex);
+  k->split_memo = _cl_kernel::SplitMemo{&ks, scalars, nd, sizes, parts, choice};
+  return choice;
+}
+
 // Fills everything but the plan: arguments, regions, split dimension.
 void describe(Launch& L) {
   Runtime& rt = runtime();
@@ -126,7 +151,7 @@ void describe(Launch& L) {
     }
   L.dim = spec.dims - 1;
   if (L.split && ks) {
-    SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev);
+    SplitChoice choice = split_choice(k, *ks, L.scalars, L.nd, L.sizes, ndev);
     L.merge_predicted = choice.needs_merge;
     if (!choice.splittable) {
       L.split = false;

@@ -6,6 +6,7 @@
 
 #include "interval_set.h"
 #include "program_source.h"
+#include "libsplit/split_plan.h"
 #include "libsplit/summary.h"
 
 #include <CL/cl.h>
@@ -211,6 +212,20 @@ struct _cl_kernel {
   std::vector<std::pair<cl_kernel_exec_info, std::vector<uint8_t>>> exec_info;
   std::vector<cl_kernel> per_device;  // on the program's per-platform programs, lazily
   std::vector<cl_kernel> per_device_original;  // on its originals while it is Preparing
+  // The latest split-dimension choice and what it was made from: an
+  // iterative app launches with the same arguments again and again, and
+  // evaluating the regions took 25-100 us per launch on the GPU node. (The
+  // summary pointer identifies the program's build: a program with kernels
+  // cannot be rebuilt.)
+  struct SplitMemo {
+    const libsplit::KernelSummary* summary = nullptr;
+    std::vector<std::optional<int64_t>> scalars;
+    libsplit::NDRange nd;
+    std::vector<uint64_t> sizes;
+    unsigned parts = 0;
+    libsplit::SplitChoice choice;
+  };
+  std::optional<SplitMemo> split_memo;  // under mutex
 };
 
 // A sampler: the native one on the app's context (validation, queries, the
