@@ -422,12 +422,27 @@ std::string ms_since(cl_ulong t0) { return std::to_string((now_ns() - t0) / 1000
 void before_exit() {
   g_exiting = true;
   stop_running_cc();
-  std::unique_lock lock(g_jobs_mutex);
-  if (g_jobs == 0) return;
-  const cl_ulong t0 = now_ns();
-  bool done = g_jobs_cv.wait_for(lock, kExitWait, [] { return g_jobs == 0; });
-  log_line(1, std::string("exit: ") + (done ? "waited " : "gave up after ") +
-                  std::to_string((now_ns() - t0) / 1000000) + " ms for background preparation");
+  {
+    std::unique_lock lock(g_jobs_mutex);
+    if (g_jobs > 0) {
+      const cl_ulong t0 = now_ns();
+      bool done = g_jobs_cv.wait_for(lock, kExitWait, [] { return g_jobs == 0; });
+      log_line(1, std::string("exit: ") + (done ? "waited " : "gave up after ") +
+                      std::to_string((now_ns() - t0) / 1000000) + " ms for background preparation");
+    }
+  }
+  // Commands libsplit queued may still run in driver threads (a probe on a
+  // PoCL device compiles its kernel there at the first run): the process
+  // must not tear the drivers down under them. On the GPU node 2 of 22 runs
+  // of syr2k large crashed in LLVM's code generation inside a PoCL worker
+  // thread after main returned.
+  if (Runtime* rt = runtime_if_started(); rt && rt->splitting) {
+    const cl_ulong t0 = now_ns();
+    for (const Device& d : rt->devices)
+      for (cl_command_queue q : {d.queue, d.probe_queue})
+        if (q) real().clFinish(q);
+    log_line(2, "exit: device queues finished in " + std::to_string((now_ns() - t0) / 1000) + " us");
+  }
 }
 
 bool plain_split_safe(std::string_view source) {

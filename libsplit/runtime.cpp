@@ -5,6 +5,7 @@
 #include "trace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 namespace libsplit {
@@ -139,6 +140,10 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   return CL_SUCCESS;
 }
 
+namespace {
+std::atomic<Runtime*> g_started{nullptr};
+}  // namespace
+
 Runtime& runtime() {
   static Runtime* rt = [] {
     const cl_ulong t0 = now_ns();
@@ -146,10 +151,13 @@ Runtime& runtime() {
     if (created->controls.log >= 1 && created->splitting)
       fprintf(stderr, "libsplit: %zu devices ready in %llu ms\n", created->devices.size(),
               static_cast<unsigned long long>((now_ns() - t0) / 1000000));
+    g_started = created;
     return created;
   }();
   return *rt;
 }
+
+Runtime* runtime_if_started() { return g_started.load(); }
 
 int Runtime::device_index(cl_device_id id) const {
   for (unsigned i = 0; i < devices.size(); ++i)

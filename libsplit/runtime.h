@@ -63,6 +63,8 @@ struct Runtime {
 
 // Initialized on first use (reads the environment, enumerates devices).
 Runtime& runtime();
+// The runtime if the app used OpenCL already, else null (creates nothing).
+Runtime* runtime_if_started();
 
 // Whether the shim splits (else every wrapper forwards).
 inline bool splitting() {
