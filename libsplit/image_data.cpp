@@ -1,6 +1,7 @@
 #include "image_data.h"
 
 #include "buffer_data.h"
+#include "device_kernel_args.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -19,8 +20,7 @@ const size_t kOrigin[3] = {0, 0, 0};
 }  // namespace
 
 ImageStore::~ImageStore() {
-  for (cl_mem m : dev_image)
-    if (m) real().clReleaseMemObject(m);
+  for (cl_mem m : dev_image) release_device_mem(m);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include "launch.h"
 
 #include "api.h"
+#include "device_kernel_args.h"
 #include "image_data.h"
 #include "program_prep.h"
 #include "queue.h"
@@ -281,18 +282,18 @@ cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned
           m = device_arg(a.mem, d, &err);
           if (!m) return err;
         }
-        err = real().clSetKernelArg(dk, i, sizeof(cl_mem), &m);
+        err = set_kernel_arg_cached(dk, i, sizeof(cl_mem), &m);
         break;
       }
       case ArgValue::Kind::Sampler: {
         cl_sampler s = device_sampler(a.sampler, d, &err);
         if (!s) return err;
-        err = real().clSetKernelArg(dk, i, sizeof s, &s);
+        err = set_kernel_arg_cached(dk, i, sizeof s, &s);
         break;
       }
-      case ArgValue::Kind::Svm: err = real().clSetKernelArgSVMPointer(dk, i, a.svm); break;
-      case ArgValue::Kind::Local: err = real().clSetKernelArg(dk, i, a.local_size, nullptr); break;
-      case ArgValue::Kind::Bytes: err = real().clSetKernelArg(dk, i, a.bytes.size(), a.bytes.data()); break;
+      case ArgValue::Kind::Svm: err = set_kernel_arg_svm_cached(dk, i, a.svm); break;
+      case ArgValue::Kind::Local: err = set_kernel_arg_cached(dk, i, a.local_size, nullptr); break;
+      case ArgValue::Kind::Bytes: err = set_kernel_arg_cached(dk, i, a.bytes.size(), a.bytes.data()); break;
       case ArgValue::Kind::Unset: err = CL_INVALID_KERNEL_ARGS; break;
     }
     if (err != CL_SUCCESS) return err;
@@ -318,7 +319,7 @@ cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sc
     ctx.s[2] = spec.uniform ? L.total_groups
                             : (spec.global[dim] + spec.local[dim] - 1) / spec.local[dim];
     ctx.s[3] = spec.offset[dim];
-    if (cl_int err = real().clSetKernelArg(dk, static_cast<cl_uint>(L.args.size()), sizeof ctx, &ctx))
+    if (cl_int err = set_kernel_arg_cached(dk, static_cast<cl_uint>(L.args.size()), sizeof ctx, &ctx))
       return err;
   }
   return real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, loc, 0, nullptr, event);

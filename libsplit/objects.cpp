@@ -1,6 +1,7 @@
 #include "objects.h"
 
 #include "deferred_writes.h"
+#include "device_kernel_args.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -13,11 +14,9 @@ namespace libsplit {
 
 BufferStore::~BufferStore() {
   deferred_flush_store(*this);
-  for (auto& [key, m] : dev_sub) real().clReleaseMemObject(m);
-  for (cl_mem m : dev_mem)
-    if (m) real().clReleaseMemObject(m);
-  for (cl_mem m : probe_mem)
-    if (m) real().clReleaseMemObject(m);
+  for (auto& [key, m] : dev_sub) release_device_mem(m);
+  for (cl_mem m : dev_mem) release_device_mem(m);
+  for (cl_mem m : probe_mem) release_device_mem(m);
 }
 
 cl_ulong now_ns() {
@@ -103,7 +102,7 @@ void release(cl_mem m) {
     std::lock_guard lock(g_mems_mutex);
     live_mems().erase(m);
   }
-  if (m->pipe) real().clReleaseMemObject(m->pipe);
+  release_device_mem(m->pipe);
   m->hdr.magic = 0;
   delete m;
   if (parent) release(parent);
@@ -129,10 +128,12 @@ void release(cl_program p) {
 
 void release(cl_kernel k) {
   if (!drop(&k->hdr)) return;
-  for (cl_kernel dk : k->per_device)
-    if (dk) real().clReleaseKernel(dk);
-  for (cl_kernel dk : k->per_device_original)
-    if (dk) real().clReleaseKernel(dk);
+  for (const auto* kernels : {&k->per_device, &k->per_device_original})
+    for (cl_kernel dk : *kernels)
+      if (dk) {
+        forget_kernel_args(dk);
+        real().clReleaseKernel(dk);
+      }
   if (k->native) real().clReleaseKernel(k->native);
   cl_program p = k->program;
   k->hdr.magic = 0;
@@ -155,7 +156,10 @@ void release(cl_sampler s) {
     live_samplers().erase(s);
   }
   for (cl_sampler r : s->per_slot)
-    if (r) real().clReleaseSampler(r);
+    if (r) {
+      forget_kernel_arg_object(r);
+      real().clReleaseSampler(r);
+    }
   if (s->native) real().clReleaseSampler(s->native);
   cl_context ctx = s->context;
   s->hdr.magic = 0;
