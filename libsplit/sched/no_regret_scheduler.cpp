@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "plans.h"
 #include "rounding.h"
@@ -104,10 +105,18 @@ NoRegretScheduler::NoRegretScheduler(const std::vector<DeviceInfo>& devices,
 
 NoRegretScheduler::~NoRegretScheduler() = default;
 
+bool NoRegretScheduler::KeyLess::operator()(const LaunchKey& a, const LaunchKey& b) const {
+  auto fields = [](const LaunchKey& k) {
+    return std::tie(k.kernel, k.dims, k.global[0], k.global[1], k.global[2], k.local[0], k.local[1],
+                    k.local[2], k.split_dim, k.home);
+  };
+  return fields(a) < fields(b);
+}
+
 NoRegretScheduler::KeyState& NoRegretScheduler::state_for(const LaunchKey& key,
                                                           uint64_t numgroups) {
   const unsigned n = unsigned(devices_.size());
-  std::unique_ptr<KeyState>& slot = states_[describe(key) + " home=" + std::to_string(key.home)];
+  std::unique_ptr<KeyState>& slot = states_[key];
   if (slot) return *slot;
   slot = std::make_unique<KeyState>();
   KeyState& state = *slot;
@@ -340,7 +349,16 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
               state.spent + std::max(0.0, state.split_regret) < allowed_budget(state))) {
     auto [whole_device, whole_seconds] = best_whole(state, numgroups);
     state.whole_device = whole_device;
-    auto [split, makespan] = model_split(state, numgroups, true, true);
+    // A split beats whole only if some other device finishes one group
+    // (at the upper bound, staging included) within the whole launch: the
+    // usual case on a GPU node is that none does, and the model below cost
+    // ~20 us of host time per launch there.
+    bool helper = false;
+    for (unsigned d = 0; d < n && !helper; ++d)
+      helper = d != state.home && state.devices[d].kernel.known() && !state.devices[d].probing &&
+               predict_busy(state, d, 1, true) * (1 + P::kSplitMargin) < whole_seconds;
+    auto [split, makespan] = helper ? model_split(state, numgroups, true, true)
+                                    : std::pair{std::vector<uint64_t>(n, 0), double(INFINITY)};
     unsigned used = unsigned(std::count_if(split.begin(), split.end(), [](uint64_t g) { return g; }));
     if (used > 1 && makespan * (1 + P::kSplitMargin) < whole_seconds) {
       state.solver.reset();

@@ -106,7 +106,12 @@ class NoRegretScheduler final : public Scheduler {
   double explore_budget_;
   std::optional<WarmStartStore> warm_start_;
   std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<KeyState>> states_;
+  // Ordered by the key's fields (home included): no string is built per
+  // launch on this path.
+  struct KeyLess {
+    bool operator()(const LaunchKey& a, const LaunchKey& b) const;
+  };
+  std::map<LaunchKey, std::unique_ptr<KeyState>, KeyLess> states_;
 };
 
 }  // namespace libsplit::sched
