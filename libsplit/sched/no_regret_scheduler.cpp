@@ -203,8 +203,8 @@ std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
   return best;
 }
 
-std::pair<std::vector<uint64_t>, double> NoRegretScheduler::model_split(
-    const KeyState& state, uint64_t numgroups, bool upper, bool capped) const {
+std::vector<uint64_t> NoRegretScheduler::split_caps(const KeyState& state, uint64_t numgroups,
+                                                    bool upper, bool capped) const {
   const unsigned n = unsigned(state.devices.size());
   std::vector<uint64_t> cap(n, 0);
   for (unsigned d = 0; d < n; ++d) {
@@ -222,20 +222,44 @@ std::pair<std::vector<uint64_t>, double> NoRegretScheduler::model_split(
                  : std::min<uint64_t>(numgroups, uint64_t(P::kExtrapolation *
                                                           double(device.kernel.largest_groups())));
   }
-  auto fits = [&](unsigned d, double t) {  // most groups of d done by t
-    uint64_t low = 0, high = cap[d];
-    while (low < high) {
-      uint64_t mid = (low + high + 1) / 2;
-      if (predict_busy(state, d, mid, upper) <= t)
-        low = mid;
-      else
-        high = mid - 1;
-    }
-    return low;
-  };
+  return cap;
+}
+
+uint64_t NoRegretScheduler::fits(const KeyState& state, unsigned d, uint64_t cap, double t,
+                                 bool upper) const {
+  uint64_t low = 0, high = cap;  // most groups of d done by t
+  while (low < high) {
+    uint64_t mid = (low + high + 1) / 2;
+    if (predict_busy(state, d, mid, upper) <= t)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  return low;
+}
+
+bool NoRegretScheduler::split_may_beat(const KeyState& state, uint64_t numgroups,
+                                       double seconds) const {
+  // model_split's makespan M covers the launch by M; if the devices cannot
+  // cover it by `seconds`, no split reaches M < seconds (one pass instead of
+  // model_split's 50: on the GPU node that model cost ~20 us per launch).
+  const std::vector<uint64_t> cap = split_caps(state, numgroups, true, true);
+  uint64_t total = 0, helpers = 0;
+  for (unsigned d = 0; d < cap.size(); ++d) {
+    const uint64_t g = cap[d] ? fits(state, d, cap[d], seconds, true) : 0;
+    total += g;
+    if (d != state.home) helpers += g;
+  }
+  return helpers > 0 && total >= numgroups;
+}
+
+std::pair<std::vector<uint64_t>, double> NoRegretScheduler::model_split(
+    const KeyState& state, uint64_t numgroups, bool upper, bool capped) const {
+  const unsigned n = unsigned(state.devices.size());
+  const std::vector<uint64_t> cap = split_caps(state, numgroups, upper, capped);
   auto covered = [&](double t) {
     uint64_t total = 0;
-    for (unsigned d = 0; d < n; ++d) total += fits(d, t);
+    for (unsigned d = 0; d < n; ++d) total += fits(state, d, cap[d], t, upper);
     return total;
   };
   double high = 0;
@@ -249,7 +273,7 @@ std::pair<std::vector<uint64_t>, double> NoRegretScheduler::model_split(
   }
   std::vector<uint64_t> groups(n, 0);
   uint64_t total = 0;
-  for (unsigned d = 0; d < n; ++d) total += groups[d] = fits(d, high);
+  for (unsigned d = 0; d < n; ++d) total += groups[d] = fits(state, d, cap[d], high, upper);
   // Too many groups: take the excess from home first, then the largest.
   while (total > numgroups) {
     unsigned from = groups[state.home] > 0 ? state.home : 0;
@@ -349,16 +373,11 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
               state.spent + std::max(0.0, state.split_regret) < allowed_budget(state))) {
     auto [whole_device, whole_seconds] = best_whole(state, numgroups);
     state.whole_device = whole_device;
-    // A split beats whole only if some other device finishes one group
-    // (at the upper bound, staging included) within the whole launch: the
-    // usual case on a GPU node is that none does, and the model below cost
-    // ~20 us of host time per launch there.
-    bool helper = false;
-    for (unsigned d = 0; d < n && !helper; ++d)
-      helper = d != state.home && state.devices[d].kernel.known() && !state.devices[d].probing &&
-               predict_busy(state, d, 1, true) * (1 + P::kSplitMargin) < whole_seconds;
-    auto [split, makespan] = helper ? model_split(state, numgroups, true, true)
-                                    : std::pair{std::vector<uint64_t>(n, 0), double(INFINITY)};
+    // A split is modelled only when the devices could cover the launch
+    // faster than whole (the usual answer on a GPU node is no).
+    const bool may = split_may_beat(state, numgroups, whole_seconds / (1 + P::kSplitMargin));
+    auto [split, makespan] = may ? model_split(state, numgroups, true, true)
+                                 : std::pair{std::vector<uint64_t>(n, 0), double(INFINITY)};
     unsigned used = unsigned(std::count_if(split.begin(), split.end(), [](uint64_t g) { return g; }));
     if (used > 1 && makespan * (1 + P::kSplitMargin) < whole_seconds) {
       state.solver.reset();

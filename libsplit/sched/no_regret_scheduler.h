@@ -94,6 +94,14 @@ class NoRegretScheduler final : public Scheduler {
   // device and its predicted makespan.
   std::pair<std::vector<uint64_t>, double> model_split(const KeyState& state, uint64_t numgroups,
                                                        bool upper, bool capped) const;
+  // The most groups each device may take in a split (0: not in it).
+  std::vector<uint64_t> split_caps(const KeyState& state, uint64_t numgroups, bool upper,
+                                   bool capped) const;
+  // The most groups (up to cap) device d finishes within t seconds.
+  uint64_t fits(const KeyState& state, unsigned d, uint64_t cap, double t, bool upper) const;
+  // Whether some split with a helper could finish within `seconds` (upper
+  // bounds, capped): false means model_split cannot beat it.
+  bool split_may_beat(const KeyState& state, uint64_t numgroups, double seconds) const;
   uint64_t probe_size(const KeyState& state, unsigned d, uint64_t numgroups) const;
   void reset_probe_backoff(KeyState& state);
   std::vector<double> guard(KeyState& state, const std::vector<double>& x,
