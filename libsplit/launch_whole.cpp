@@ -44,7 +44,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   // much is made of it: nothing (ordered on the device queue), a polled
   // native event (the scheduler's measurement), or a driver callback
   // (profiled app queues: device times on the app's event; trace and log).
-  const bool measure = plan != nullptr;
+  const bool measure = plan != nullptr && plan->wants_report();
   const bool traced = rt.tracer->enabled() || rt.controls.log >= 1;
   const bool profiled = L.queue->properties & CL_QUEUE_PROFILING_ENABLE;
   const bool callback = traced || profiled || injected_slowdown(device, L.id) != 1.0;

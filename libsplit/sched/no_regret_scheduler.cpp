@@ -467,6 +467,16 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
       device.last_probe = size;
     }
   }
+  if (whole && probes.empty() && launch % P::kMeasureEvery != 0) {
+    const DeviceState& device = state.devices[*whole];
+    bool settled = device.whole_seconds > 0 &&
+                   device.kernel.noise_samples() >= LinearCostFit::kNoiseSamples;
+    for (const DeviceState& other : state.devices) settled = settled && !other.probing;
+    if (settled) {
+      plan->set_wants_report(false);
+      state.total_makespan += device.whole_seconds;  // the budget grows with the run
+    }
+  }
   if (!probes.empty())
     plan->set_probe_staging_room(
         std::max(P::kMinStagingRoom, allowed_budget(state) - state.spent));

@@ -60,6 +60,9 @@ struct NoRegretPolicy {
   // cliff split is held at most (a load step releases it earlier).
   static constexpr unsigned kCliffSteps = 6, kHoldMax = 64;
   static constexpr double kCliffImbalance = 0.15;
+  // A settled whole launch (its device's noise known, no probe out) is
+  // measured only every kMeasureEvery launches.
+  static constexpr long kMeasureEvery = 8;
 };
 
 class NoRegretScheduler final : public Scheduler {

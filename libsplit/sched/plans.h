@@ -24,10 +24,13 @@ class StaticPlan final : public LaunchPlan {
   void set_budget_spent(bool spent) { budget_spent_ = spent; }
   double probe_staging_room() const override { return staging_room_; }
   void set_probe_staging_room(double seconds) { staging_room_ = seconds; }
+  bool wants_report() const override { return wants_report_; }
+  void set_wants_report(bool wanted) { wants_report_ = wanted; }
 
  private:
   std::vector<Chunk> probes_;
   bool budget_spent_ = false;
+  bool wants_report_ = true;
   double staging_room_ = INFINITY;
   std::vector<Chunk> chunks_;
   std::unique_ptr<std::atomic<bool>[]> handed_out_;

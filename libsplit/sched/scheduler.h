@@ -83,6 +83,10 @@ class LaunchPlan {
   // the runtime can before copying: a probe whose estimated staging exceeds
   // this is not run and is reported as one that could not run.
   virtual double probe_staging_room() const { return INFINITY; }
+  // False when the scheduler does not need this launch's timing: the
+  // runtime then runs it without an event (report() is not called). On the
+  // GPU node an event per whole launch, polled and read, cost ~5-10 us.
+  virtual bool wants_report() const { return true; }
 };
 
 class Scheduler {

@@ -129,7 +129,7 @@ std::vector<LaunchResult> simulate(Scheduler& scheduler, const Model& model,
     result.optimal = optimal_makespan(model, launch);
     result.home_alone =
         chunk_cost(model, work, model.home, 0, numgroups, launch, false).total();
-    scheduler.report(key, result.timings);
+    if (plan->wants_report()) scheduler.report(key, result.timings);
     now += result.true_makespan;
     results.push_back(std::move(result));
   }
