@@ -68,6 +68,17 @@ void record_staging_rate(size_t bytes, double seconds) {
   staging_rate.store(0.5 * staging_rate.load() + 0.5 * measured);
 }
 
+// Read-back rate from the devices (bytes per second), measured, and the
+// fixed cost of one blocking read; the first estimate is pessimistic.
+std::atomic<double> read_back_rate{1e9};
+constexpr double kReadBackLatency = 100e-6;
+
+void record_read_back_rate(size_t bytes, double seconds) {
+  if (bytes < (1u << 20) || seconds <= 0) return;
+  const double measured = double(bytes) / seconds;
+  read_back_rate.store(0.5 * read_back_rate.load() + 0.5 * measured);
+}
+
 // Copies the inputs of chunk c on the host when that is estimated to cost at
 // most `room` seconds (*cost = the estimate); false when it cannot be probed.
 bool stage(const Launch& L, const sched::Chunk& c, double room, StagedProbe& probe,
@@ -82,13 +93,25 @@ bool stage(const Launch& L, const sched::Chunk& c, double room, StagedProbe& pro
     if (!reads) return false;
     for (const Range& r : reads->ranges()) inputs[b.mem->store.get()].add(r);
   }
-  size_t total = 0;
+  size_t total = 0, on_devices = 0, reads = 0;
   for (auto& [s, set] : inputs)
-    for (const Range& r : set.ranges()) total += r.size();
+    for (const Range& r : set.ranges()) {
+      total += r.size();
+      for (const Range& m : s->host_valid.missing(r)) on_devices += m.size(), ++reads;
+    }
   // One work-group may read far more than its share (a column of a
-  // row-major matrix spans the whole matrix): decide before copying.
-  *cost = double(total) / staging_rate.load();
+  // row-major matrix spans the whole matrix): decide before copying. Bytes
+  // only a device holds are read back first, a blocking read that also
+  // waits for the work queued there (on the H100 node 1.3 MB cost 1-2 ms).
+  *cost = double(total) / staging_rate.load() + double(on_devices) / read_back_rate.load() +
+          double(reads) * kReadBackLatency;
   if (*cost > room) return false;
+  const cl_ulong t_read = now_ns();
+  for (auto& [s, set] : inputs)
+    for (const Range& r : set.ranges())
+      if (ensure_host(*s, r) != CL_SUCCESS) return false;
+  const cl_ulong t_copy = now_ns();
+  if (on_devices > 0) record_read_back_rate(on_devices, (t_copy - t_read) * 1e-9);
   for (const BufferArg& b : L.buffers) {
     BufferStore* s = b.mem->store.get();
     cl_mem m = scratch_buffer(*s, c.device);
@@ -99,13 +122,12 @@ bool stage(const Launch& L, const sched::Chunk& c, double room, StagedProbe& pro
   size_t at = 0;
   for (auto& [s, set] : inputs)
     for (const Range& r : set.ranges()) {
-      if (ensure_host(*s, r) != CL_SUCCESS) return false;
       std::memcpy(probe.bytes.data() + at, s->shadow + r.begin, r.size());
       probe.pieces.push_back({probe.scratch[s], r, at});
       at += r.size();
     }
   probe.staging_seconds = (now_ns() - t0) * 1e-9;
-  record_staging_rate(total, probe.staging_seconds);
+  record_staging_rate(total, (now_ns() - t_copy) * 1e-9);
   return true;
 }
 
