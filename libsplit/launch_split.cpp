@@ -161,6 +161,7 @@ cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsig
 
 cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   Runtime& rt = runtime();
+  const cl_ulong started = now_ns();
   const unsigned ndev = static_cast<unsigned>(rt.devices.size());
   std::vector<std::vector<ChunkRun>> runs = drain(plan, ndev);
   std::vector<unsigned> used;
@@ -275,6 +276,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     rt.tracer->span("merge", "transfer", 0, t0, now_ns());
   }
 
+  if (!timings.empty()) timings.front().launch_wall_seconds = (now_ns() - started) * 1e-9;
   rt.scheduler->report(L.key, timings);
   if (rt.tracer->enabled() || rt.controls.log >= 1) {
     std::ostringstream line;
