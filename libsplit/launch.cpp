@@ -5,6 +5,7 @@
 
 #include "api.h"
 #include "image_data.h"
+#include "indirect_regions.h"
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
@@ -125,9 +126,12 @@ void describe(Launch& L) {
       L.why_whole = why;
     }
   L.dim = spec.dims - 1;
+  if (L.split && ks && uses_index_buffers(L)) L.indexes = std::make_shared<IndexReader>(L);
   if (L.split && ks) {
-    SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev);
-    L.merge_predicted = choice.needs_merge;
+    SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev, L.indexes.get());
+    // Written bytes found through an index depend on the chunk boundaries:
+    // only a static split (actual chunks checked) may skip the merge.
+    L.merge_predicted = choice.needs_merge || writes_through_index(L);
     if (!choice.splittable) {
       L.split = false;
       L.why_whole = choice.reason;
@@ -220,6 +224,7 @@ std::optional<IntervalSet> Launch::slice_bytes(const BufferArg& b, const sched::
   if (!b.summary) return std::nullopt;
   Slice s{dim, c.first_group, c.group_count};
   EvalEnv env = slice_env(nd, s, scalars);
+  env.memory = indexes.get();
   auto ranges = evaluate_region(write ? b.summary->write_region : b.summary->read_region, env,
                                 b.mem->size);
   if (!ranges) return std::nullopt;
