@@ -104,7 +104,11 @@ ExprPtr ScevToExpr::translate(const SCEV* S) {
       bool isSigned = S->getSCEVType() == scSignExtend;
       // An extended loaded integer: the load itself, read with that sign.
       if (const auto* U = dyn_cast<SCEVUnknown>(Op))
-        if (const auto* L = dyn_cast<LoadInst>(U->getValue())) return translateLoad(L, isSigned);
+        if (const auto* L = dyn_cast<LoadInst>(U->getValue())) {
+          std::string kept = Reason;
+          if (ExprPtr e = translateLoad(L, isSigned)) return e;
+          Reason = kept;  // not loadable: the narrow-type range below still holds
+        }
       std::string before = Reason;
       if (ExprPtr e = translateAs(Op, isSigned)) return e;
       // Unknown but narrow (data % 16, a uchar loaded from memory): any value

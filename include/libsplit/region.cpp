@@ -465,16 +465,23 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
     }
     case Expr::Kind::LoadSigned:
     case Expr::Kind::LoadUnsigned: {
-      if (!memory || !e.lhs || e.value < 0) return std::nullopt;
       const int64_t size = e.bits / 8;
-      if (size != 1 && size != 2 && size != 4 && size != 8) return std::nullopt;
+      if ((size != 1 && size != 2 && size != 4 && size != 8) || !e.lhs || e.value < 0) return std::nullopt;
+      // A char or short is some value of its type whatever the memory says:
+      // the answer when the contents cannot be read.
+      std::optional<Interval> anyValue;
+      if (e.bits <= 16)
+        anyValue = e.kind == Expr::Kind::LoadSigned ? Interval{-(int64_t(1) << (e.bits - 1)), (int64_t(1) << (e.bits - 1)) - 1}
+                                                    : Interval{0, (int64_t(1) << e.bits) - 1};
+      if (!memory) return anyValue;
       auto off = evalIn(*e.lhs, args, vars, memory);
-      if (!off || off->empty()) return off;  // no work-item loads: no value
+      if (off && off->empty()) return off;  // no work-item loads: no value
       // Loads are aligned to their type (OpenCL C): an unaligned bound means
       // the hull is not the kernel's own offsets; do not guess.
-      if (off->lo < 0 || off->lo % size || off->hi % size) return std::nullopt;
-      return memory->load_hull(unsigned(e.value), unsigned(e.bits), e.kind == Expr::Kind::LoadSigned,
-                               off->lo, off->hi);
+      if (!off || off->lo < 0 || off->lo % size || off->hi % size) return anyValue;
+      auto h = memory->load_hull(unsigned(e.value), unsigned(e.bits), e.kind == Expr::Kind::LoadSigned,
+                                 off->lo, off->hi);
+      return h ? h : anyValue;
     }
     default: break;
   }

@@ -114,6 +114,14 @@ TEST(IndirectRegion, UnalignedOrUnsignedLoadsAreConservative) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->lo, -1);
   EXPECT_FALSE(eval_expr(*P("(load_u64 1 (range 0 8))"), env));  // above INT64_MAX
+  // A char or short index unread is still some value of its type.
+  auto c = eval_expr(*P("(load_u8 7 gid0)"), env1d(0, 4, nullptr));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->lo, 0);
+  EXPECT_EQ(c->hi, 255);
+  auto sh = eval_expr(*P("(load_i16 7 (* gid0 2))"), env);
+  ASSERT_TRUE(sh);
+  EXPECT_EQ(sh->lo, -32768);
 }
 
 TEST(IndirectRegion, CsrRowBoundsBoundTheSliceOfColumns) {
