@@ -3,6 +3,7 @@
 // and write regions are both known, and checks that the written buffers of
 // the regular kernels split along some dimension without a merge.
 #include "ClToIR.h"
+#include "HostBuffers.h"
 #include "RegionAnnotator.h"
 #include "runner.h"
 
@@ -46,28 +47,6 @@ std::vector<std::optional<int64_t>> scalarValues(const KernelSpec& spec) {
   return out;
 }
 
-// The corpus launch's initial buffers, for regions that load indices (what
-// the runtime reads from the index buffers before a launch).
-class InitialBuffers : public LoadedValues {
- public:
-  explicit InitialBuffers(std::vector<Bytes> b) : buffers(std::move(b)) {}
-  std::optional<Interval> load_hull(unsigned arg, unsigned bits, bool is_signed, int64_t first,
-                                    int64_t last) const override {
-    if (arg >= buffers.size() || last + bits / 8 > int64_t(buffers[arg].size())) return std::nullopt;
-    auto read = [&](int64_t at) {
-      uint64_t raw = 0;
-      std::memcpy(&raw, buffers[arg].data() + at, bits / 8);
-      if (bits < 64 && is_signed && (raw >> (bits - 1)) & 1) raw |= ~uint64_t(0) << bits;
-      return int64_t(raw);
-    };
-    Interval out{read(first), read(first)};
-    for (int64_t at = first; at <= last; at += bits / 8) out = {std::min(out.lo, read(at)), std::max(out.hi, read(at))};
-    if (!is_signed && bits == 64 && out.lo < 0) return std::nullopt;
-    return out;
-  }
-  std::vector<Bytes> buffers;
-};
-
 }  // namespace
 
 TEST(RegionPrecision, CorpusShareOfKnownRegions) {
@@ -90,7 +69,7 @@ TEST(RegionPrecision, CorpusShareOfKnownRegions) {
     launch.dims = spec->dims;
     for (unsigned d = 0; d < 3; ++d)
       launch.global[d] = spec->global[d], launch.local[d] = spec->local[d], launch.offset[d] = spec->offset[d];
-    InitialBuffers initial(initial_buffers(*spec));
+    test::HostBuffers initial(initial_buffers(*spec));
     for (const ArgSummary& a : K->args) {
       if (!a.is_pointer || a.address_space == AddressSpace::Local) continue;
       ++buffers;
@@ -127,7 +106,7 @@ TEST(RegionPrecision, CorpusShareOfKnownRegions) {
         nd.global[d] = spec->global[d], nd.local[d] = spec->local[d], nd.offset[d] = spec->offset[d];
       std::vector<uint64_t> sizes;
       for (const ArgSpec& a : spec->args) sizes.push_back(a.kind == ArgSpec::Kind::Buffer ? a.bytes() : 0);
-      SplitChoice c = choose_split_dim(*K, scalarValues(*spec), nd, sizes, 2);
+      SplitChoice c = choose_split_dim(*K, scalarValues(*spec), nd, sizes, 2, &initial);
       if (regular.count(K->name)) {
         ++regularSeen;
         EXPECT_TRUE(c.splittable) << K->name << ": " << c.reason;
