@@ -57,7 +57,7 @@ IndexReader::~IndexReader() {
   if (rt.tracer->enabled() && stats_.ns > 1000)
     rt.tracer->span("index regions " + L.kernel->name, "host", 0, stats_.first_ns, stats_.first_ns + stats_.ns);
   if (rt.controls.log >= 1)
-    log_line(1, "launch " + std::to_string(L.id) + " " + L.kernel->name + " index regions: " +
+    log_line(1, "index regions of launch " + std::to_string(L.id) + " " + L.kernel->name + ": " +
                     std::to_string(stats_.queries) + " reads of index buffers (" + std::to_string(stats_.failed) +
                     " unresolved), " + std::to_string(stats_.elements_scanned) + " elements scanned, " +
                     std::to_string(stats_.bytes_read_back) + " B read back, " + std::to_string(stats_.ns / 1000) +

@@ -120,7 +120,8 @@ std::string name(const testing::TestParamInfo<std::tuple<Case, std::string>>& in
 INSTANTIATE_TEST_SUITE_P(
     Scenarios, Indirect,
     testing::Combine(testing::Values(Case{"gather", true, false}, Case{"gather64", true, false},
-                                     Case{"csr", true, false}, Case{"scatter_local", true, false},
+                                     Case{"csr", true, false}, Case{"spmv_bench", true, false},
+                                     Case{"scatter_local", true, false},
                                      // Spread indices: every slice's hull covers the whole output.
                                      Case{"scatter_spread", false, true},
                                      // -1 sentinels: out of range, src moves whole.
@@ -138,7 +139,7 @@ TEST(IndirectCost, ReportedPerLaunchAndCachedWhileIndicesDoNotChange) {
   std::istringstream log(r.log);
   std::vector<uint64_t> scanned;
   for (std::string line; std::getline(log, line);) {
-    size_t at = line.find(" index regions: ");
+    size_t at = line.find("index regions of launch ");
     if (at == std::string::npos) continue;
     EXPECT_NE(line.find("(0 unresolved)"), std::string::npos) << line;
     size_t e = line.find(" elements scanned");

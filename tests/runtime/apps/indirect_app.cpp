@@ -188,6 +188,34 @@ int csr(Cl& cl) {
   return 0;
 }
 
+// The matrix of bench/apps/spmv.c (small preset), same kernel: rows denser
+// toward the end, columns in a band around the diagonal plus one in four
+// anywhere (x then moves whole; col and val only by rows).
+int spmv_bench(Cl& cl) {
+  const int rows = 32768, max_nnz = 64;
+  std::vector<int> row(rows + 1);
+  row[0] = 0;
+  for (int i = 0; i < rows; ++i) {
+    double f = double(i) / rows;
+    row[i + 1] = row[i] + 1 + int((max_nnz - 1) * f * f);
+  }
+  std::vector<int> col(row[rows]);
+  unsigned state = 12345u;
+  for (int i = 0; i < rows; ++i)
+    for (int k = row[i]; k < row[i + 1]; ++k) {
+      state = state * 1664525u + 1013904223u;
+      int c = (k & 3) == 3 ? int(state % unsigned(rows)) : i + int(state % 2048u) - 1024;
+      col[k] = c < 0 ? c + rows : c >= rows ? c - rows : c;
+    }
+  cl_mem dr = cl.input(row), dc = cl.input(col), dv = cl.input(values(col.size(), 171));
+  cl_mem dx = cl.input(values(rows, 172)), dy = cl.output(rows * 4, 0.0f);
+  cl_kernel k = cl.kernel(kSpmv, "spmv");
+  args(k, dy, dr, dc, dv, dx, rows);
+  for (int it = 0; it < 3; ++it) cl.run(k, rows);
+  print("y", cl.read(dy, rows));
+  return 0;
+}
+
 const char* kScatter = R"(
 __kernel void scatter(__global const int* perm, __global const float* in, __global float* out) {
   int i = get_global_id(0);
@@ -256,6 +284,7 @@ int main(int argc, char** argv) {
   if (s == "gather64") return gather64(cl);
   if (s == "sentinel") return sentinel(cl);
   if (s == "csr") return csr(cl);
+  if (s == "spmv_bench") return spmv_bench(cl);
   if (s == "scatter_local") return scatter(cl, true);
   if (s == "scatter_spread") return scatter(cl, false);
   if (s == "aliased") return aliased(cl);
