@@ -49,6 +49,11 @@ bool writes_through_index(const Launch& L) {
   return false;
 }
 
+std::shared_ptr<const LoadedValues> make_index_reader(const Launch& L) {
+  if (!runtime().controls.indirect || !uses_index_buffers(L)) return nullptr;
+  return std::make_shared<IndexReader>(L);
+}
+
 IndexReader::IndexReader(const Launch& L) : L(L) {}
 
 IndexReader::~IndexReader() {
@@ -76,7 +81,6 @@ std::optional<Interval> IndexReader::load_hull(unsigned arg, unsigned bits, bool
     return std::nullopt;
   };
   Runtime& rt = runtime();
-  if (!rt.controls.indirect) return fail("LIBSPLIT_INDIRECT=0");
   const uint64_t size = bits / 8;
   if (arg >= L.args.size() || L.args[arg].kind != ArgValue::Kind::Mem || !L.args[arg].mem ||
       !L.args[arg].mem->store)

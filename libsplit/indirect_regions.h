@@ -17,6 +17,7 @@
 
 #include "libsplit/region.h"
 
+#include <memory>
 #include <string>
 
 namespace libsplit {
@@ -43,6 +44,11 @@ class IndexReader final : public LoadedValues {
   const Launch& L;
   mutable Stats stats_;
 };
+
+// The reader for a launch whose regions load from index buffers; null when
+// none does or LIBSPLIT_INDIRECT=0 (the regions then stay unevaluable: whole
+// buffers, merged scatters).
+std::shared_ptr<const LoadedValues> make_index_reader(const Launch& L);
 
 // Whether some buffer region of the launch's kernel loads from memory.
 bool uses_index_buffers(const Launch& L);

@@ -126,7 +126,7 @@ void describe(Launch& L) {
       L.why_whole = why;
     }
   L.dim = spec.dims - 1;
-  if (L.split && ks && uses_index_buffers(L)) L.indexes = std::make_shared<IndexReader>(L);
+  if (L.split && ks) L.indexes = make_index_reader(L);
   if (L.split && ks) {
     SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev, L.indexes.get());
     // Written bytes found through an index depend on the chunk boundaries:

@@ -120,6 +120,7 @@ std::string name(const testing::TestParamInfo<std::tuple<Case, std::string>>& in
 INSTANTIATE_TEST_SUITE_P(
     Scenarios, Indirect,
     testing::Combine(testing::Values(Case{"gather", true, false}, Case{"gather64", true, false},
+                                     Case{"gather_device_idx", true, false},
                                      Case{"csr", true, false}, Case{"spmv_bench", true, false},
                                      Case{"scatter_local", true, false},
                                      // Spread indices: every slice's hull covers the whole output.
@@ -149,6 +150,25 @@ TEST(IndirectCost, ReportedPerLaunchAndCachedWhileIndicesDoNotChange) {
   ASSERT_EQ(scanned.size(), 4u) << r.log;
   EXPECT_GT(scanned[0], 0u);
   for (size_t i = 1; i < scanned.size(); ++i) EXPECT_EQ(scanned[i], 0u) << r.log;
+}
+
+// Indices computed by a kernel live on the devices: the reader reads back
+// only what the slices need (the host copy was stale), once.
+TEST(IndirectCost, StaleHostIndicesAreReadBackOnce) {
+  if (access(LIBSPLIT_CC_PATH, X_OK) != 0) GTEST_SKIP() << "libsplit-cc not built";
+  SplitRun r = run("gather_device_idx", "pthread basic", true);
+  std::istringstream log(r.log);
+  std::vector<uint64_t> back;
+  for (std::string line; std::getline(log, line);) {
+    if (line.find("index regions of launch ") == std::string::npos) continue;
+    size_t e = line.find(" B read back");
+    size_t s = line.rfind(' ', e - 1) + 1;
+    back.push_back(std::stoull(line.substr(s, e - s)));
+  }
+  ASSERT_EQ(back.size(), 2u) << r.log;
+  EXPECT_GT(back[0], 0u) << r.log;
+  EXPECT_LE(back[0], 8192u * 4) << r.log;
+  EXPECT_EQ(back[1], 0u) << r.log;
 }
 
 }  // namespace
