@@ -126,9 +126,12 @@ void describe(Launch& L) {
       L.why_whole = why;
     }
   L.dim = spec.dims - 1;
+  // Index buffers are read only by the stages that split or probe (through
+  // slice_bytes): a launch the scheduler runs whole pays no scan. The
+  // dimension is chosen without them (index-dependent regions count whole).
   if (L.split && ks) L.indexes = make_index_reader(L);
   if (L.split && ks) {
-    SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev, L.indexes.get());
+    SplitChoice choice = choose_split_dim(*ks, L.scalars, L.nd, L.sizes, ndev);
     // Written bytes found through an index depend on the chunk boundaries:
     // only a static split (actual chunks checked) may skip the merge.
     L.merge_predicted = choice.needs_merge || writes_through_index(L);
