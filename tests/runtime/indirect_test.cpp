@@ -35,13 +35,14 @@ Env native_env(const std::string& devices) {
           {"LIBSPLIT_TRACE", std::nullopt}, {"LIBSPLIT_INDIRECT", std::nullopt}};
 }
 
-Env shim_env(const std::string& devices, bool indirect, const std::string& trace) {
+Env shim_env(const std::string& devices, bool indirect, const std::string& trace,
+             const std::string& scheduler = "uniform") {
   Env env = native_env(devices);
   env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
   env["LIBSPLIT_CC"] = LIBSPLIT_CC_PATH;
   env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/cc-cache";
   env["LIBSPLIT_SYNC_PREPARE"] = "1";
-  env["LIBSPLIT_SCHEDULER"] = "uniform";
+  env["LIBSPLIT_SCHEDULER"] = scheduler;
   env["LIBSPLIT_LOG"] = "1";
   env["LIBSPLIT_TRACE"] = trace;
   env["LIBSPLIT_INDIRECT"] = indirect ? "1" : "0";
@@ -150,6 +151,22 @@ TEST(IndirectCost, ReportedPerLaunchAndCachedWhileIndicesDoNotChange) {
   ASSERT_EQ(scanned.size(), 4u) << r.log;
   EXPECT_GT(scanned[0], 0u);
   for (size_t i = 1; i < scanned.size(); ++i) EXPECT_EQ(scanned[i], 0u) << r.log;
+}
+
+// Chunk schedulers evaluate each chunk's reads through the indices as it is
+// handed out; a scatter (written bytes found through an index) never takes
+// that path, whose no-merge decision is made before the chunks are known.
+TEST(IndirectDynamic, ChunkSchedulersMatchNativeAndScattersStayStatic) {
+  if (access(LIBSPLIT_CC_PATH, X_OK) != 0) GTEST_SKIP() << "libsplit-cc not built";
+  for (const char* scenario : {"gather", "csr", "gather_device_idx", "scatter_local", "scatter_spread"}) {
+    auto native = run_child({INDIRECT_APP, scenario}, native_env("pthread basic"));
+    ASSERT_EQ(native.exit_code, 0) << native.err;
+    auto r = run_child({INDIRECT_APP, scenario}, shim_env("pthread basic", true, "", "dynamic"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, native.out) << scenario << "\n" << r.err;
+    const bool scatter = std::string(scenario).rfind("scatter", 0) == 0;
+    EXPECT_EQ(r.err.find("(dynamic)") == std::string::npos, scatter) << scenario << "\n" << r.err;
+  }
 }
 
 // Indices computed by a kernel live on the devices: the reader reads back
