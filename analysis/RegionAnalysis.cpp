@@ -12,6 +12,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -121,6 +122,20 @@ class KernelAnalyzer {
   KernelRegions run() {
     KernelRegions R;
     R.args.resize(F.arg_size());
+    // Buffers the kernel never writes: integers loaded from them (indices,
+    // CSR row bounds) are the same for every work-item at any time of the
+    // launch, so the runtime can read them before it (ScevToExpr.h).
+    Loadable.assign(F.arg_size(), false);
+    for (Argument& A : F.args()) {
+      auto* PT = dyn_cast<PointerType>(A.getType());
+      if (!PT || (PT->getAddressSpace() != kGlobalAS && PT->getAddressSpace() != kConstantAS)) continue;
+      std::vector<Access> accesses;
+      std::string escape;
+      collectAccesses(A, accesses, escape);
+      Loadable[A.getArgNo()] = escape.empty() && std::none_of(accesses.begin(), accesses.end(), [](const Access& X) {
+                                 return X.Write || X.Atomic;
+                               });
+    }
     for (Argument& A : F.args()) {
       ArgRegions& out = R.args[A.getArgNo()];
       auto* PT = dyn_cast<PointerType>(A.getType());
@@ -367,7 +382,7 @@ class KernelAnalyzer {
       return std::nullopt;
     }
     const SCEV* Off = SE.removePointerBase(PS);
-    ScevToExpr T(SE, LI, F);
+    ScevToExpr T(SE, LI, F, &Loadable);
     ExprPtr lo = T.translate(Off);
     if (!lo) {
       *why = T.reason().empty() ? "address not computable at " + describeLocation(Acc.I) : T.reason();
@@ -453,7 +468,7 @@ class KernelAnalyzer {
     unsigned k = unsigned(__builtin_ctzll(m)), top = 64 - unsigned(__builtin_clzll(m));
     uint64_t contiguous = (top == 64 ? ~uint64_t(0) : (uint64_t(1) << top) - 1) & ~((uint64_t(1) << k) - 1);
     if (m != contiguous || k >= 63) return false;
-    ScevToExpr T(SE, LI, F);
+    ScevToExpr T(SE, LI, F, &Loadable);
     ExprPtr l = T.translate(SE.getSCEVAtScope(And->getOperand(0), Scope));
     if (!l || l->kind != Expr::Kind::Var || !mentionsWorkItemId(*l)) return false;
     Guard g;
@@ -469,7 +484,7 @@ class KernelAnalyzer {
   bool tryGuard(CmpInst::Predicate Pred, const SCEV* L, const SCEV* R, std::vector<Guard>& guards) {
     if (Pred == CmpInst::ICMP_NE) return false;
     // Translate with a scratch translator so failures do not leak reasons.
-    ScevToExpr Scratch(SE, LI, F);
+    ScevToExpr Scratch(SE, LI, F, &Loadable);
     bool isSigned = CmpInst::isSigned(Pred) || Pred == CmpInst::ICMP_EQ;
     ExprPtr l = Scratch.translate(L);
     if (!l) return false;
@@ -519,6 +534,7 @@ class KernelAnalyzer {
   ScalarEvolution& SE;
   LoopInfo& LI;
   DominatorTree& DT;
+  std::vector<bool> Loadable;  // per IR argument: a buffer never written
 };
 
 }  // namespace

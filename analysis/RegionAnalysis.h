@@ -18,8 +18,11 @@
 // both directions unknown. Kernels are prepared first (RegionAnnotator.h:
 // inlining, mem2reg, loop rotation, work-item queries hoisted out of loops).
 //
-// Still unknown: indices or loop bounds loaded from memory (indirection),
-// loop-carried values that are not affine inductions (p = next[p], i *= 2),
+// Indices and loop bounds loaded from a buffer argument the kernel never
+// writes become (load_xN arg offset) terms, resolved at launch from the
+// buffer's contents (ScevToExpr.h; libsplit/indirect_regions.h).
+// Still unknown: indices loaded from written buffers, private or local
+// memory, loop-carried values that are not affine inductions (p = next[p], i *= 2),
 // pointers selected between two buffers, pointers escaping to calls.
 // Soundness is checked against actual accesses by tests/analysis
 // (TraceOracleTest, region_tool --trace).

@@ -93,7 +93,11 @@ void prepareForRegions(Module& M) {
   run("always-inline,function(sroa,early-cse,instcombine,simplifycfg)");
   for (Function& F : M)
     if (!F.isDeclaration()) hoistWorkItemQueries(F);
-  run("function(loop-simplify,lcssa,loop(loop-rotate),instcombine,loop-simplify,lcssa)");
+  // LICM hoists loads of loop bounds (CSR row_ptr[i + 1]) out of loops that
+  // store nothing they may alias: ScalarEvolution then sees one invariant
+  // value and a trip count (resolved at launch from the buffer's contents).
+  run("function(loop-simplify,lcssa,loop(loop-rotate),instcombine,loop-simplify,lcssa,"
+      "loop-mssa(licm),loop-simplify,lcssa)");
 }
 
 void annotateRegions(Module& M, ProgramSummary& summary) {

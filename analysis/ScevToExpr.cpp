@@ -102,6 +102,13 @@ ExprPtr ScevToExpr::translate(const SCEV* S) {
       // The operand read as a W-bit signed/unsigned value (wrap_iW / wrap_uW).
       const SCEV* Op = cast<SCEVIntegralCastExpr>(S)->getOperand();
       bool isSigned = S->getSCEVType() == scSignExtend;
+      // An extended loaded integer: the load itself, read with that sign.
+      if (const auto* U = dyn_cast<SCEVUnknown>(Op))
+        if (const auto* L = dyn_cast<LoadInst>(U->getValue())) {
+          std::string kept = Reason;
+          if (ExprPtr e = translateLoad(L, isSigned)) return e;
+          Reason = kept;  // not loadable: the narrow-type range below still holds
+        }
       std::string before = Reason;
       if (ExprPtr e = translateAs(Op, isSigned)) return e;
       // Unknown but narrow (data % 16, a uchar loaded from memory): any value
@@ -162,6 +169,12 @@ ExprPtr ScevToExpr::translate(const SCEV* S) {
       if (!step) return nullptr;
       ExprPtr n = translateAs(BTC, /*is_signed=*/false);
       if (!n) return nullptr;
+      // Bounds loaded from memory (CSR: k from row[i] to row[i+1]): start and
+      // trip count share a loaded value that interval evaluation cannot
+      // cancel (the count's hull would go negative). The last value as
+      // ScalarEvolution simplifies it cancels the start away.
+      if (mentions_load(*start) || mentions_load(*n))
+        if (ExprPtr r = rangeToLastValue(AR)) return r;
       // Iteration k in [0, n] has value start + k*step (modulo 2^W, which the
       // consumer's range check covers since the values are monotone in k).
       ExprPtr last = make_add(start, make_mul(step, n));
@@ -277,6 +290,51 @@ ExprPtr ScevToExpr::rangeFromLatch(const SCEVAddRecExpr* AR, std::string* why) {
   return make_add(arStart, make_mul(arStep, make_range(Expr::constant(0), K)));
 }
 
+// AR = a * ext(X) + D, X an induction of the same loop that never wraps
+// (nsw / nuw: a wrapped value would be poison), D loop-invariant: with an
+// exact trip count (not an upper bound) X takes the W-bit integers from its
+// start to its last value, in order, and ScalarEvolution's last value of X
+// (start + step * count, simplified in X's own type) cancels the start that
+// interval evaluation could not. Both ends are translated as W-bit values
+// (wrap_ terms reduce them exactly).
+ExprPtr ScevToExpr::rangeToLastValue(const SCEVAddRecExpr* AR) {
+  const Loop* L = AR->getLoop();
+  const SCEV* BTC = SE.getBackedgeTakenCount(L);
+  if (isa<SCEVCouldNotCompute>(BTC) || !L->getHeader()) return nullptr;
+  const auto* CA = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+  Type* ARTy = AR->getType();
+  for (PHINode& Phi : L->getHeader()->phis()) {
+    if (!SE.isSCEVable(Phi.getType()) || !Phi.getType()->isIntegerTy()) continue;
+    const auto* X = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&Phi));
+    if (!X || X->getLoop() != L || !X->isAffine()) continue;
+    const bool nsw = X->hasNoSignedWrap(), nuw = X->hasNoUnsignedWrap();
+    if (!nsw && !nuw) continue;
+    if (SE.getTypeSizeInBits(X->getType()) > SE.getTypeSizeInBits(ARTy)) continue;
+    const auto* CX = dyn_cast<SCEVConstant>(X->getStepRecurrence(SE));
+    if (!CA || !CX || CX->getAPInt().isZero() || CX->getAPInt().getSignificantBits() > 64 ||
+        CA->getAPInt().getSignificantBits() > 64)
+      continue;
+    int64_t cx = CX->getAPInt().getSExtValue(), ca = CA->getAPInt().getSExtValue();
+    if (ca % cx) continue;
+    const int64_t a = ca / cx;
+    const SCEV* Ext = nsw ? SE.getSignExtendExpr(X, ARTy) : SE.getZeroExtendExpr(X, ARTy);
+    const SCEV* D = SE.getMinusSCEV(AR, SE.getMulExpr(SE.getConstant(ARTy, uint64_t(a), true), Ext));
+    if (isa<SCEVCouldNotCompute>(D) || !SE.isLoopInvariant(D, L)) continue;
+    const SCEV* Count = SE.getTruncateOrZeroExtend(BTC, X->getType());
+    if (SE.getTypeSizeInBits(BTC->getType()) > SE.getTypeSizeInBits(X->getType())) continue;
+    const SCEV* Last = X->evaluateAtIteration(Count, SE);
+    std::string before = Reason;
+    ExprPtr first = translateAs(X->getStart(), nsw), last = translateAs(Last, nsw), d = translate(D);
+    if (!first || !last || !d) {
+      Reason = before;
+      continue;
+    }
+    ExprPtr xs = cx > 0 ? make_range(first, last) : make_range(last, first);
+    return make_add(make_mul(xs, Expr::constant(a)), d);
+  }
+  return nullptr;
+}
+
 ExprPtr ScevToExpr::translateValue(const Value* V) {
   if (!SE.isSCEVable(V->getType())) return fail("non-integer value");
   return translate(SE.getSCEV(const_cast<Value*>(V)));
@@ -329,6 +387,35 @@ ExprPtr ScevToExpr::translateIntegerBuiltin(const CallInst* C) {
   return nullptr;
 }
 
+ExprPtr ScevToExpr::translateLoad(const LoadInst* L, bool is_signed) {
+  // Name the buffer the index comes from: the region depends on its contents.
+  const Value* Base = getUnderlyingObject(L->getPointerOperand());
+  const auto* A = dyn_cast<Argument>(Base);
+  std::string where = describeLocation(L);
+  std::string from = "memory";
+  if (A)
+    from = "the contents of arg " + std::to_string(A->getArgNo()) +
+           (A->hasName() ? " (" + A->getName().str() + ")" : std::string());
+  else if (isa<AllocaInst>(Base))
+    from = "a private variable";
+  else if (isa<GlobalVariable>(Base))
+    from = "the program-scope variable '" + Base->getName().str() + "'";
+  std::string why = "index loaded from " + from + " (indirection) at " + where;
+  // Resolved at launch only from a buffer the kernel never writes (its
+  // contents before the launch are what every work-item reads), by a plain
+  // load of a whole integer.
+  unsigned W = L->getType()->isIntegerTy() ? L->getType()->getIntegerBitWidth() : 0;
+  if (!A || A->getParent() != &F || !Loadable || A->getArgNo() >= Loadable->size() || !(*Loadable)[A->getArgNo()] ||
+      !L->isSimple() || (W != 8 && W != 16 && W != 32 && W != 64) || !SE.isSCEVable(L->getPointerOperandType()))
+    return fail(why);
+  const SCEV* PS = SE.getSCEV(const_cast<Value*>(L->getPointerOperand()));
+  const SCEV* Arg = SE.getSCEV(const_cast<Argument*>(A));
+  if (isa<SCEVCouldNotCompute>(PS) || SE.getPointerBase(PS) != Arg) return fail(why);
+  ExprPtr off = translate(SE.removePointerBase(PS));
+  if (!off) return nullptr;
+  return make_load(A->getArgNo(), W, is_signed, std::move(off));
+}
+
 ExprPtr ScevToExpr::translateUnknown(const Value* V, unsigned bits) {
   if (const auto* A = dyn_cast<Argument>(V)) {
     if (A->getParent() == &F && A->getType()->isIntegerTy()) return Expr::arg(A->getArgNo());
@@ -354,19 +441,7 @@ ExprPtr ScevToExpr::translateUnknown(const Value* V, unsigned bits) {
   const auto* I = dyn_cast<Instruction>(V);
   if (!I) return fail("unsupported constant expression");
   std::string where = describeLocation(I);
-  if (const auto* L = dyn_cast<LoadInst>(I)) {
-    // Name the buffer the index comes from: the region depends on its contents.
-    const Value* Base = getUnderlyingObject(L->getPointerOperand());
-    std::string from = "memory";
-    if (const auto* A = dyn_cast<Argument>(Base))
-      from = "the contents of arg " + std::to_string(A->getArgNo()) +
-             (A->hasName() ? " (" + A->getName().str() + ")" : std::string());
-    else if (isa<AllocaInst>(Base))
-      from = "a private variable";
-    else if (isa<GlobalVariable>(Base))
-      from = "the program-scope variable '" + Base->getName().str() + "'";
-    return fail("index loaded from " + from + " (indirection) at " + where);
-  }
+  if (const auto* L = dyn_cast<LoadInst>(I)) return translateLoad(L, /*is_signed=*/true);
   if (const auto* C = dyn_cast<CallInst>(I); C && C->getCalledFunction())
     if (ExprPtr e = translateIntegerBuiltin(C)) return e;
   if (!Reason.empty()) return nullptr;

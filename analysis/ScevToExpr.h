@@ -18,11 +18,13 @@
 #include <llvm/ADT/SmallPtrSet.h>
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class CallInst;
 class Function;
 class Instruction;
+class LoadInst;
 class LoopInfo;
 class ScalarEvolution;
 class SCEV;
@@ -40,8 +42,13 @@ bool ndrangeBuiltin(const llvm::Value* V, NDVar* var, unsigned* dim);
 
 class ScevToExpr {
  public:
-  ScevToExpr(llvm::ScalarEvolution& SE, llvm::LoopInfo& LI, const llvm::Function& F)
-      : SE(SE), LI(LI), F(F) {}
+  // loadable: per IR argument of F, whether it is a buffer the kernel never
+  // writes (no store, atomic or escape): integers loaded from it become
+  // (load_xN arg offset), resolved at launch from its contents. Null: every
+  // load is an unknown (indirection).
+  ScevToExpr(llvm::ScalarEvolution& SE, llvm::LoopInfo& LI, const llvm::Function& F,
+             const std::vector<bool>* loadable = nullptr)
+      : SE(SE), LI(LI), F(F), Loadable(loadable) {}
 
   // nullptr when the value cannot be expressed; reason() then says why.
   libsplit::ExprPtr translate(const llvm::SCEV* S);
@@ -52,13 +59,18 @@ class ScevToExpr {
  private:
   libsplit::ExprPtr fail(std::string why);
   libsplit::ExprPtr translateUnknown(const llvm::Value* V, unsigned bits);
+  // The integer a load reads, as a Load expression; nullptr (with the
+  // indirection reason) when its buffer is not loadable.
+  libsplit::ExprPtr translateLoad(const llvm::LoadInst* L, bool is_signed);
   libsplit::ExprPtr translateValue(const llvm::Value* V);
   libsplit::ExprPtr translateIntegerBuiltin(const llvm::CallInst* C);
   libsplit::ExprPtr rangeFromLatch(const llvm::SCEVAddRecExpr* AR, std::string* why);
+  libsplit::ExprPtr rangeToLastValue(const llvm::SCEVAddRecExpr* AR);
 
   llvm::ScalarEvolution& SE;
   llvm::LoopInfo& LI;
   const llvm::Function& F;
+  const std::vector<bool>* Loadable;
   std::string Reason;
   llvm::SmallPtrSet<const llvm::Value*, 8> Active;  // phis/selects being expanded
   unsigned Depth = 0;

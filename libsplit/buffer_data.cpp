@@ -3,6 +3,7 @@
 #include "real_api.h"
 #include "runtime.h"
 
+#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -139,7 +140,13 @@ cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats*
   return CL_SUCCESS;
 }
 
+uint64_t new_content_version() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+
 void wrote_host(BufferStore& s, Range r) {
+  s.version = new_content_version();
   s.undefined.remove(r);
   s.host_valid.add(r);
   for (auto& v : s.dev_valid) v.remove(r);
@@ -147,6 +154,7 @@ void wrote_host(BufferStore& s, Range r) {
 
 void wrote_device(BufferStore& s, unsigned device, Range r) {
   size_state(s);
+  s.version = new_content_version();
   s.undefined.remove(r);
   s.host_valid.remove(r);
   for (unsigned d = 0; d < s.dev_valid.size(); ++d) {

@@ -6,6 +6,7 @@
 #include "api.h"
 #include "device_kernel_args.h"
 #include "image_data.h"
+#include "indirect_regions.h"
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
@@ -151,9 +152,15 @@ void describe(Launch& L) {
       L.why_whole = why;
     }
   L.dim = spec.dims - 1;
+  // Index buffers are read only by the stages that split or probe (through
+  // slice_bytes): a launch the scheduler runs whole pays no scan. The
+  // dimension is chosen without them (index-dependent regions count whole).
+  if (L.split && ks) L.indexes = make_index_reader(L);
   if (L.split && ks) {
     SplitChoice choice = split_choice(k, *ks, L.scalars, L.nd, L.sizes, ndev);
-    L.merge_predicted = choice.needs_merge;
+    // Written bytes found through an index depend on the chunk boundaries:
+    // only a static split (actual chunks checked) may skip the merge.
+    L.merge_predicted = choice.needs_merge || writes_through_index(L);
     if (!choice.splittable) {
       L.split = false;
       L.why_whole = choice.reason;
@@ -246,6 +253,7 @@ std::optional<IntervalSet> Launch::slice_bytes(const BufferArg& b, const sched::
   if (!b.summary) return std::nullopt;
   Slice s{dim, c.first_group, c.group_count};
   EvalEnv env = slice_env(nd, s, scalars);
+  env.memory = indexes.get();
   auto ranges = evaluate_region(write ? b.summary->write_region : b.summary->read_region, env,
                                 b.mem->size);
   if (!ranges) return std::nullopt;

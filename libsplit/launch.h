@@ -73,6 +73,10 @@ struct Launch {
   uint64_t total_groups = 1;
   sched::LaunchKey key;
   uint64_t id = 0;
+  // Answers the regions' loads from index buffers (indirect_regions.h);
+  // null when no region loads. Last member: destroyed first, while the
+  // rest of the launch it logs about is still there.
+  std::shared_ptr<const LoadedValues> indexes;
   // Every buffer's read and write regions are known and nothing is atomic:
   // slices can be staged exactly and need no merge.
   bool regions_known() const;

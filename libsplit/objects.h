@@ -40,8 +40,15 @@ struct ObjHeader {
 // The data of one app buffer (a root buffer; sub-buffers share their
 // parent's): a host shadow plus one cl_mem per device, and which bytes are
 // valid where. Every byte is valid in at least one place.
+// A process-wide counter: a new value names new contents of some store.
+uint64_t new_content_version();
+
 struct BufferStore {
   uint64_t size = 0;
+  // Renewed whenever bytes of the store are written (wrote_host,
+  // wrote_device); (store, version) names one content, so caches derived
+  // from the contents (indirect_regions.h) stay valid while it holds.
+  uint64_t version = new_content_version();
   uint8_t* shadow = nullptr;        // USE_HOST_PTR: the app's memory
   // Otherwise ours, from calloc: zeros, as before, without touching the
   // pages (a 256 MB buffer cost ~60 ms of page faults when zeroed here).

@@ -40,6 +40,9 @@ ExprPtr strip(const ExprPtr& e, std::vector<std::string>* checks) {
     case Kind::WrapSigned:
     case Kind::WrapUnsigned:
       return make_wrap(strip(e->lhs, checks), unsigned(e->value), e->kind == Kind::WrapSigned);
+    case Kind::LoadSigned:
+    case Kind::LoadUnsigned:
+      return make_load(unsigned(e->value), e->bits, e->kind == Kind::LoadSigned, strip(e->lhs, checks));
     default:
       break;
   }
@@ -104,6 +107,9 @@ ExprPtr simplify(const ExprPtr& e) {
     case Kind::WrapSigned:
     case Kind::WrapUnsigned:
       return make_wrap(simplify(e->lhs), unsigned(e->value), e->kind == Kind::WrapSigned);
+    case Kind::LoadSigned:
+    case Kind::LoadUnsigned:
+      return make_load(unsigned(e->value), e->bits, e->kind == Kind::LoadSigned, simplify(e->lhs));
     default:
       break;
   }

@@ -132,6 +132,12 @@ ExprPtr make_fits(ExprPtr x, unsigned bits, bool is_signed) {
 ExprPtr make_wrap(ExprPtr x, unsigned bits, bool is_signed) {
   if (bits == 0 || bits > 64) bits = 64;
   if (is_signed && bits == 64) return x;  // int64 arithmetic is the evaluator's own
+  // A loaded integer already lies in its type's range: wrapping it into a
+  // range that holds that one changes nothing.
+  if (x && (x->kind == Expr::Kind::LoadSigned || x->kind == Expr::Kind::LoadUnsigned)) {
+    bool loadSigned = x->kind == Expr::Kind::LoadSigned;
+    if (loadSigned == is_signed ? x->bits <= bits : (!loadSigned && x->bits < bits)) return x;
+  }
   int64_t v;
   if (isConst(x, &v) && bits < 64) {
     uint64_t m = uint64_t(v) & ((uint64_t(1) << bits) - 1);
@@ -143,6 +149,30 @@ ExprPtr make_wrap(ExprPtr x, unsigned bits, bool is_signed) {
   e->value = bits;
   e->lhs = std::move(x);
   return e;
+}
+
+ExprPtr make_load(unsigned arg, unsigned bits, bool is_signed, ExprPtr offset) {
+  auto e = std::make_shared<Expr>();
+  e->kind = is_signed ? Expr::Kind::LoadSigned : Expr::Kind::LoadUnsigned;
+  e->bits = uint8_t(bits);
+  e->value = arg;
+  e->lhs = std::move(offset);
+  return e;
+}
+
+bool mentions_load(const Expr& e) {
+  if (e.kind == Expr::Kind::LoadSigned || e.kind == Expr::Kind::LoadUnsigned) return true;
+  return (e.lhs && mentions_load(*e.lhs)) || (e.rhs && mentions_load(*e.rhs));
+}
+
+bool region_mentions_load(const AccessRegion& r) {
+  if (!r.known) return false;
+  for (const GuardedRange& p : r.parts) {
+    if ((p.lo && mentions_load(*p.lo)) || (p.hi && mentions_load(*p.hi))) return true;
+    for (const Guard& g : p.guards)
+      if ((g.lo && mentions_load(*g.lo)) || (g.hi && mentions_load(*g.hi))) return true;
+  }
+  return false;
 }
 
 // --- Text form ----------------------------------------------------------------
@@ -184,6 +214,16 @@ void printTo(const Expr& e, std::string& out) {
              : e.kind == Expr::Kind::FitsUnsigned ? "(fits_u"
              : e.kind == Expr::Kind::WrapSigned   ? "(wrap_i"
                                                   : "(wrap_u";
+      out += std::to_string(e.value);
+      out += ' ';
+      if (e.lhs) printTo(*e.lhs, out); else out += "?";
+      out += ')';
+      return;
+    case Expr::Kind::LoadSigned:
+    case Expr::Kind::LoadUnsigned:
+      out += e.kind == Expr::Kind::LoadSigned ? "(load_i" : "(load_u";
+      out += std::to_string(e.bits);
+      out += ' ';
       out += std::to_string(e.value);
       out += ' ';
       if (e.lhs) printTo(*e.lhs, out); else out += "?";
@@ -282,6 +322,16 @@ class Parser {
       e->value = *bits;
       e->lhs = std::move(x);
       result = e;
+    } else if (op.size() > 6 && (op.substr(0, 6) == "load_i" || op.substr(0, 6) == "load_u")) {
+      auto bits = number(op.substr(6));
+      if (!bits || (*bits != 8 && *bits != 16 && *bits != 32 && *bits != 64))
+        return fail("bad bit width in '" + std::string(op) + "'");
+      skipSpace();
+      auto arg = number(word());
+      if (!arg || *arg < 0 || *arg > 1'000'000) return fail("bad argument index");
+      ExprPtr off = parse();
+      if (!off) return nullptr;
+      result = make_load(unsigned(*arg), unsigned(*bits), op[5] == 'i', std::move(off));
     } else {
       Expr::Kind k;
       if (op == "+") k = Expr::Kind::Add;
@@ -360,7 +410,7 @@ using Vars = Interval[7][3];
 // Empty intervals propagate (an empty range = no access); overflow and
 // unknowns give nullopt.
 std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<int64_t>>& args,
-                               const Vars& vars) {
+                               const Vars& vars, const LoadedValues* memory) {
   switch (e.kind) {
     case Expr::Kind::Const: return Interval{e.value, e.value};
     case Expr::Kind::Arg: {
@@ -375,7 +425,7 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
     case Expr::Kind::FitsSigned:
     case Expr::Kind::FitsUnsigned: {
       if (!e.lhs || e.value < 1 || e.value > 64) return std::nullopt;
-      auto x = evalIn(*e.lhs, args, vars);
+      auto x = evalIn(*e.lhs, args, vars, memory);
       if (!x || x->empty()) return x;
       const int64_t bits = e.value;
       int64_t lo, hi;
@@ -392,7 +442,7 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
     case Expr::Kind::WrapSigned:
     case Expr::Kind::WrapUnsigned: {
       if (!e.lhs || e.value < 1 || e.value > 64) return std::nullopt;
-      auto x = evalIn(*e.lhs, args, vars);
+      auto x = evalIn(*e.lhs, args, vars, memory);
       if (!x || x->empty()) return x;
       const int bits = int(e.value);
       if (bits == 64) {
@@ -413,12 +463,32 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
       if (lo > hi) return Interval{int64_t(tmin), int64_t(tmax)};  // crosses a wrap point
       return Interval{int64_t(lo), int64_t(hi)};
     }
+    case Expr::Kind::LoadSigned:
+    case Expr::Kind::LoadUnsigned: {
+      const int64_t size = e.bits / 8;
+      if ((size != 1 && size != 2 && size != 4 && size != 8) || !e.lhs || e.value < 0) return std::nullopt;
+      // A char or short is some value of its type whatever the memory says:
+      // the answer when the contents cannot be read.
+      std::optional<Interval> anyValue;
+      if (e.bits <= 16)
+        anyValue = e.kind == Expr::Kind::LoadSigned ? Interval{-(int64_t(1) << (e.bits - 1)), (int64_t(1) << (e.bits - 1)) - 1}
+                                                    : Interval{0, (int64_t(1) << e.bits) - 1};
+      if (!memory) return anyValue;
+      auto off = evalIn(*e.lhs, args, vars, memory);
+      if (off && off->empty()) return off;  // no work-item loads: no value
+      // Loads are aligned to their type (OpenCL C): an unaligned bound means
+      // the hull is not the kernel's own offsets; do not guess.
+      if (!off || off->lo < 0 || off->lo % size || off->hi % size) return anyValue;
+      auto h = memory->load_hull(unsigned(e.value), unsigned(e.bits), e.kind == Expr::Kind::LoadSigned,
+                                 off->lo, off->hi);
+      return h ? h : anyValue;
+    }
     default: break;
   }
   if (!e.lhs || !e.rhs) return std::nullopt;
-  auto a = evalIn(*e.lhs, args, vars);
+  auto a = evalIn(*e.lhs, args, vars, memory);
   if (!a) return std::nullopt;
-  auto b = evalIn(*e.rhs, args, vars);
+  auto b = evalIn(*e.rhs, args, vars, memory);
   if (!b) return std::nullopt;
   if (a->empty() || b->empty()) return Interval{};  // empty
   Interval r;
@@ -460,14 +530,14 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
 
 bool same_expr(const Expr& a, const Expr& b) {
   if (&a == &b) return true;
-  if (a.kind != b.kind || a.value != b.value) return false;
+  if (a.kind != b.kind || a.value != b.value || a.bits != b.bits) return false;
   if (a.kind == Expr::Kind::Var && a.var != b.var) return false;
   auto same = [](const ExprPtr& x, const ExprPtr& y) { return x == y || (x && y && same_expr(*x, *y)); };
   return same(a.lhs, b.lhs) && same(a.rhs, b.rhs);
 }
 
 std::optional<Interval> eval_expr(const Expr& e, const EvalEnv& env) {
-  return evalIn(e, env.args, env.vars);
+  return evalIn(e, env.args, env.vars, env.memory);
 }
 
 // --- Slices -----------------------------------------------------------------------
@@ -573,16 +643,16 @@ std::optional<std::vector<ByteRange>> evaluate_region(const AccessRegion& region
       // The guard holds only when var >= (some value of lo) >= hull(lo).lo;
       // a guard we cannot evaluate simply does not narrow.
       if (g.lo)
-        if (auto lo = evalIn(*g.lo, env.args, vars); lo && !lo->empty()) v.lo = std::max(v.lo, lo->lo);
+        if (auto lo = evalIn(*g.lo, env.args, vars, env.memory); lo && !lo->empty()) v.lo = std::max(v.lo, lo->lo);
       if (g.hi)
-        if (auto hi = evalIn(*g.hi, env.args, vars); hi && !hi->empty()) v.hi = std::min(v.hi, hi->hi);
+        if (auto hi = evalIn(*g.hi, env.args, vars, env.memory); hi && !hi->empty()) v.hi = std::min(v.hi, hi->hi);
       if (v.empty()) {
         dead = true;
         break;
       }
     }
     if (dead) continue;
-    auto lo = evalIn(*part.lo, env.args, vars);
+    auto lo = evalIn(*part.lo, env.args, vars, env.memory);
     // hi is almost always (+ lo size-1): reuse lo's interval instead of
     // evaluating the same tree twice (it is the hot path of every launch).
     std::optional<Interval> hi;
@@ -592,9 +662,14 @@ std::optional<std::vector<ByteRange>> evaluate_region(const AccessRegion& region
       if (!__builtin_add_overflow(lo->lo, h.rhs->value, &r.lo) && !__builtin_add_overflow(lo->hi, h.rhs->value, &r.hi))
         hi = r;
     }
-    if (!hi) hi = evalIn(*part.hi, env.args, vars);
+    if (!hi) hi = evalIn(*part.hi, env.args, vars, env.memory);
     if (!lo || !hi) return std::nullopt;
     if (lo->empty() || hi->empty()) continue;  // an empty range or id space: no access
+    // An address computed from loaded values must stay inside the buffer:
+    // an index out of range is either guarded by data the analysis did not
+    // see or a bug, and neither is ours to clamp away.
+    if ((lo->lo < 0 || hi->hi > last) && (mentions_load(*part.lo) || mentions_load(*part.hi)))
+      return std::nullopt;
     int64_t b = std::max<int64_t>(lo->lo, 0), e = std::min(hi->hi, last);
     if (b > e) continue;  // entirely outside the buffer
     out.push_back(ByteRange{uint64_t(b), uint64_t(e) + 1});

@@ -6,7 +6,10 @@
 //   constants, kernel scalar arguments `(arg N)`, NDRange variables
 //   (gid0 lid1 grp2 gsz0 lsz0 ngr0 goff0 ...), and the operators
 //   + - * / (signed, truncating) min max, plus `(range lo hi)`: every integer
-//   in [lo, hi] (what an induction variable takes).
+//   in [lo, hi] (what an induction variable takes), and `(load_i32 K off)`:
+//   the integer a kernel loads from buffer argument K at byte offset off (an
+//   index or loop bound read from memory, resolved at launch from the
+//   buffer's contents through EvalEnv::memory).
 // Its text form is an S-expression, e.g. "(+ (* gid0 (arg 3)) 4)"; that text
 // is what the kernel summary stores.
 #pragma once
@@ -44,12 +47,20 @@ struct Expr {
   // 2^8 into [0, 255] ("(wrap_i32 x)": into the int range), exactly what a
   // kernel's narrow wrapping arithmetic computes; never fails, an interval
   // crossing a wrap point becomes the whole range. value = bit width.
+  //
+  // LoadSigned / LoadUnsigned (indirection): "(load_u32 K off)" is the
+  // unsigned 32-bit integer at byte offset `off` (lhs) of buffer argument K
+  // (value), bits = 8/16/32/64. The analysis emits it only for arguments the
+  // kernel never writes, so the buffer's contents at launch are the values
+  // the kernel reads; without EvalEnv::memory it cannot be evaluated.
   enum class Kind : uint8_t { Const, Arg, Var, Add, Sub, Mul, Div, Min, Max, Range,
-                              FitsSigned, FitsUnsigned, WrapSigned, WrapUnsigned };
+                              FitsSigned, FitsUnsigned, WrapSigned, WrapUnsigned,
+                              LoadSigned, LoadUnsigned };
   Kind kind = Kind::Const;
-  int64_t value = 0;  // Const: the value; Arg: argument index; Var: dimension 0..2
+  uint8_t bits = 0;   // LoadSigned / LoadUnsigned: width of the loaded integer
+  int64_t value = 0;  // Const: the value; Arg, Load*: argument index; Var: dimension 0..2
   NDVar var = NDVar::GlobalId;
-  ExprPtr lhs, rhs;   // binary operators and Range(lo, hi)
+  ExprPtr lhs, rhs;   // binary operators and Range(lo, hi); Load*: lhs = byte offset
 
   static ExprPtr constant(int64_t v);
   static ExprPtr arg(unsigned index);
@@ -67,12 +78,27 @@ struct Interval {
   bool empty() const { return lo > hi; }
 };
 
+// The contents of the launch's buffers, for Load expressions (the runtime's
+// implementation reads and caches them: libsplit/indirect_regions.h).
+class LoadedValues {
+ public:
+  virtual ~LoadedValues() = default;
+  // Hull of the `bits`-wide integers (signed or unsigned) that buffer
+  // argument `arg` holds at the element-aligned byte offsets first, first +
+  // bits/8, ..., last (first <= last). nullopt when the contents cannot be
+  // known (the caller then treats the region as unknown).
+  virtual std::optional<Interval> load_hull(unsigned arg, unsigned bits, bool is_signed, int64_t first,
+                                            int64_t last) const = 0;
+};
+
 // What the evaluator knows at a launch: the scalar argument values (by kernel
 // argument index, sign-extended to int64; absent for buffers) and, for every
 // NDRange variable, the interval of values it takes inside the slice.
+// `memory`, when set, answers Load expressions.
 struct EvalEnv {
   std::vector<std::optional<int64_t>> args;
   Interval vars[7][3];  // indexed [NDVar][dim]
+  const LoadedValues* memory = nullptr;
 };
 
 // Sound interval hull of e over env (interval arithmetic). nullopt when the
@@ -127,7 +153,9 @@ EvalEnv slice_env(const NDRange& nd, const Slice& s, std::vector<std::optional<i
 // Bytes of a buffer of buffer_size bytes that `region` may touch in the slice,
 // as a short sorted list of disjoint ranges, clamped to the buffer. nullopt
 // when the region is unknown or cannot be evaluated: the caller then treats
-// the whole buffer as touched.
+// the whole buffer as touched. A part whose address depends on loaded values
+// and reaches outside the buffer (an out-of-range index, or data the
+// analysis did not see guarding it) is not clamped: nullopt.
 std::optional<std::vector<ByteRange>> evaluate_region(const AccessRegion& region,
                                                       const EvalEnv& env,
                                                       uint64_t buffer_size);
@@ -166,5 +194,12 @@ ExprPtr make_max(ExprPtr a, ExprPtr b);
 ExprPtr make_range(ExprPtr lo, ExprPtr hi);
 ExprPtr make_fits(ExprPtr x, unsigned bits, bool is_signed);
 ExprPtr make_wrap(ExprPtr x, unsigned bits, bool is_signed);
+// (load_iN arg offset) / (load_uN arg offset); bits in {8, 16, 32, 64}.
+ExprPtr make_load(unsigned arg, unsigned bits, bool is_signed, ExprPtr offset);
+
+// Whether e reads buffer contents (a Load anywhere in it), and whether any
+// part or guard of a region does: such regions are resolved at run time.
+bool mentions_load(const Expr& e);
+bool region_mentions_load(const AccessRegion& r);
 
 }  // namespace libsplit

@@ -54,11 +54,14 @@ uint64_t bytesOf(const std::optional<std::vector<ByteRange>>& r, uint64_t whole)
 
 WriteCheck check_slices(const KernelSummary& k, const std::vector<std::optional<int64_t>>& args,
                         const NDRange& nd, const std::vector<uint64_t>& buffer_sizes,
-                        const std::vector<Slice>& slices, bool count_reads) {
+                        const std::vector<Slice>& slices, bool count_reads, const LoadedValues* memory) {
   WriteCheck out;
   std::vector<EvalEnv> envs;
   envs.reserve(slices.size());
-  for (const Slice& s : slices) envs.push_back(slice_env(nd, s, args));
+  for (const Slice& s : slices) {
+    envs.push_back(slice_env(nd, s, args));
+    envs.back().memory = memory;
+  }
   for (const ArgSummary& a : k.args) {
     if (!isBuffer(a)) continue;
     uint64_t size = a.index < buffer_sizes.size() ? buffer_sizes[a.index] : 0;
@@ -102,7 +105,7 @@ WriteCheck check_slices(const KernelSummary& k, const std::vector<std::optional<
 
 SplitChoice choose_split_dim(const KernelSummary& k, const std::vector<std::optional<int64_t>>& args,
                              const NDRange& nd, const std::vector<uint64_t>& buffer_sizes,
-                             unsigned parts) {
+                             unsigned parts, const LoadedValues* memory) {
   SplitChoice best;
   if (!k.splittable) {
     best.splittable = false;
@@ -116,12 +119,12 @@ SplitChoice choose_split_dim(const KernelSummary& k, const std::vector<std::opti
     if (nd.local[d] == 0) continue;
     uint64_t groups = nd.groups(d);
     if (groups < 2) continue;
-    WriteCheck c = check_slices(k, args, nd, buffer_sizes, even_slices(nd, d, std::max(parts, 2u)));
+    WriteCheck c = check_slices(k, args, nd, buffer_sizes, even_slices(nd, d, std::max(parts, 2u)), true, memory);
     if (!c.needs_merge && groups > 2) {
       // Neighbouring single groups: catches halos an even split might hide.
       WriteCheck n = check_slices(k, args, nd, buffer_sizes,
                                   {Slice{d, 0, 1}, Slice{d, 1, 1}, Slice{d, 2, groups - 2}},
-                                  /*count_reads=*/false);
+                                  /*count_reads=*/false, memory);
       if (n.needs_merge) {
         c.needs_merge = true;
         c.merge_args = n.merge_args;

@@ -35,9 +35,12 @@ struct WriteCheck {
 // args: scalar values by argument index (nullopt for buffers);
 // buffer_sizes: bytes by argument index (0 for non-buffers).
 // count_reads=false skips the read regions (moved_bytes then counts writes).
+// memory answers the regions' loads from index buffers (null: such regions
+// are unknown).
 WriteCheck check_slices(const KernelSummary& k, const std::vector<std::optional<int64_t>>& args,
                         const NDRange& nd, const std::vector<uint64_t>& buffer_sizes,
-                        const std::vector<Slice>& slices, bool count_reads = true);
+                        const std::vector<Slice>& slices, bool count_reads = true,
+                        const LoadedValues* memory = nullptr);
 
 struct SplitChoice {
   unsigned dim = 0;
@@ -56,6 +59,6 @@ struct SplitChoice {
 // check_slices, since shares change per launch.
 SplitChoice choose_split_dim(const KernelSummary& k, const std::vector<std::optional<int64_t>>& args,
                              const NDRange& nd, const std::vector<uint64_t>& buffer_sizes,
-                             unsigned parts = 2);
+                             unsigned parts = 2, const LoadedValues* memory = nullptr);
 
 }  // namespace libsplit

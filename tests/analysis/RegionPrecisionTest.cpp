@@ -3,6 +3,7 @@
 // and write regions are both known, and checks that the written buffers of
 // the regular kernels split along some dimension without a merge.
 #include "ClToIR.h"
+#include "HostBuffers.h"
 #include "RegionAnnotator.h"
 #include "runner.h"
 
@@ -12,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
 
 using namespace libsplit;
@@ -52,7 +54,7 @@ TEST(RegionPrecision, CorpusShareOfKnownRegions) {
   const std::set<std::string> regular = {"matmul", "matmul_tiled", "stencil2d", "stencil3d", "nbody", "vadd",
                                          "rowsum", "transpose", "interior", "blur1d", "vec4scale", "triangle",
                                          "group_sum", "histo", "grid_reduce", "advance_particles"};
-  int buffers = 0, exact = 0, evaluated = 0, regularSeen = 0;
+  int buffers = 0, exact = 0, evaluated = 0, regularSeen = 0, indirect = 0, indirectResolved = 0;
   for (const std::string& file : corpusFiles()) {
     std::string err;
     auto spec = load_spec(file, &err);
@@ -67,6 +69,7 @@ TEST(RegionPrecision, CorpusShareOfKnownRegions) {
     launch.dims = spec->dims;
     for (unsigned d = 0; d < 3; ++d)
       launch.global[d] = spec->global[d], launch.local[d] = spec->local[d], launch.offset[d] = spec->offset[d];
+    test::HostBuffers initial(initial_buffers(*spec));
     for (const ArgSummary& a : K->args) {
       if (!a.is_pointer || a.address_space == AddressSpace::Local) continue;
       ++buffers;
@@ -79,10 +82,17 @@ TEST(RegionPrecision, CorpusShareOfKnownRegions) {
       for (unsigned d = 0; d < spec->dims && evaluable; ++d)
         for (const Slice& sl : even_slices(launch, d, 2)) {
           EvalEnv env = slice_env(launch, sl, scalarValues(*spec));
+          env.memory = &initial;
           evaluable &= evaluate_region(a.read_region, env, size).has_value() &&
                        evaluate_region(a.write_region, env, size).has_value();
         }
       evaluated += evaluable;
+      const bool loads = region_mentions_load(a.read_region) || region_mentions_load(a.write_region);
+      indirect += loads;
+      indirectResolved += loads && evaluable;
+      if (loads)
+        std::printf("  %s arg %u: index-dependent, %s at the corpus launch\n", K->name.c_str(), a.index,
+                    evaluable ? "resolved from the index buffer" : "NOT resolved (whole buffer)");
       if (known && !evaluable)
         std::printf("  %s arg %u: known but not evaluable at the corpus launch\n", K->name.c_str(), a.index);
       if (!known)
@@ -96,7 +106,7 @@ TEST(RegionPrecision, CorpusShareOfKnownRegions) {
         nd.global[d] = spec->global[d], nd.local[d] = spec->local[d], nd.offset[d] = spec->offset[d];
       std::vector<uint64_t> sizes;
       for (const ArgSpec& a : spec->args) sizes.push_back(a.kind == ArgSpec::Kind::Buffer ? a.bytes() : 0);
-      SplitChoice c = choose_split_dim(*K, scalarValues(*spec), nd, sizes, 2);
+      SplitChoice c = choose_split_dim(*K, scalarValues(*spec), nd, sizes, 2, &initial);
       if (regular.count(K->name)) {
         ++regularSeen;
         EXPECT_TRUE(c.splittable) << K->name << ": " << c.reason;
@@ -111,6 +121,9 @@ TEST(RegionPrecision, CorpusShareOfKnownRegions) {
   std::printf("region precision: %d of %d buffer arguments exact (%.1f %%); %d evaluable at the corpus launch "
               "(%.1f %%)\n",
               exact, buffers, share, evaluated, buffers ? 100.0 * evaluated / buffers : 0.0);
+  std::printf("indirect arguments: %d index-dependent, %d resolved at run time from the index buffers\n", indirect,
+              indirectResolved);
   EXPECT_GE(regularSeen, 12);
+  EXPECT_GE(indirect, 1);  // gather_index.cl
   EXPECT_GE(share, 85.0);  // the corpus has deliberate indirections; target 95 on regular code
 }

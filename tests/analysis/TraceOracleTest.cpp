@@ -6,6 +6,7 @@
 //
 // PoCL links its own LLVM, so this process links none: region_tool computes
 // the summary (JSON) and the instrumented program in a child process.
+#include "HostBuffers.h"
 #include "runner.h"
 
 #include "libsplit/region.h"
@@ -100,7 +101,7 @@ TEST(TraceOracle, ActualAccessesInsidePredictedRegions) {
   std::string err;
   auto runner = Runner::create(&err);
   ASSERT_TRUE(runner) << err;
-  int files = 0, slicesChecked = 0, bytesChecked = 0, selfChecks = 0, ndranges = 0;
+  int files = 0, slicesChecked = 0, bytesChecked = 0, selfChecks = 0, ndranges = 0, indexRegions = 0;
   for (const std::string& file : corpusFiles()) {
     auto spec = load_spec(file, &err);
     ASSERT_TRUE(spec) << file << ": " << err;
@@ -130,6 +131,8 @@ TEST(TraceOracle, ActualAccessesInsidePredictedRegions) {
     KernelSpec ts = *spec;
     ts.source = *traced;
     std::vector<Bytes> init = initial_buffers(*spec, 1);
+    // Index-dependent regions are checked with the indices the launch reads.
+    test::HostBuffers indices(init);
     for (unsigned p : TK->traced_params) {
       uint64_t words = (spec->args[p].bytes() + 31) / 32;
       for (int rw = 0; rw < 2; ++rw) {
@@ -184,6 +187,7 @@ TEST(TraceOracle, ActualAccessesInsidePredictedRegions) {
           RunResult run = runner->run_full(ts, init, ts.source, 0);
           ASSERT_TRUE(run.ok) << run.error;
           EvalEnv env = slice_env(nd, Slice{dim, s.first_group, s.group_count}, scalars);
+          env.memory = &indices;
           ++slicesChecked;
           for (size_t t = 0; t < TK->traced_params.size(); ++t) {
             unsigned p = TK->traced_params[t];
@@ -192,6 +196,7 @@ TEST(TraceOracle, ActualAccessesInsidePredictedRegions) {
               const AccessRegion& region = rw == 0 ? K.args[p].read_region : K.args[p].write_region;
               auto predicted = evaluate_region(region, env, size);
               if (!predicted) continue;  // unknown: the whole buffer, nothing to check
+              indexRegions += region_mentions_load(region);
               const Bytes& bits = run.buffers[spec->args.size() + 2 * t + rw];
               // Self-check of the oracle: the prediction shifted past the
               // first traced byte must be caught.
@@ -223,6 +228,8 @@ TEST(TraceOracle, ActualAccessesInsidePredictedRegions) {
   EXPECT_GT(files, 5);
   EXPECT_GT(bytesChecked, 1000);  // the oracle saw real accesses
   EXPECT_GT(selfChecks, 100);     // and would have caught a too-small prediction
-  std::printf("trace oracle: %d kernels, %d (NDRange, split dim) pairs, %d slices, %d traced bytes, no violation\n",
-              files, ndranges, slicesChecked, bytesChecked);
+  EXPECT_GT(indexRegions, 10);    // regions resolved from index buffers were checked too
+  std::printf("trace oracle: %d kernels, %d (NDRange, split dim) pairs, %d slices, %d traced bytes, %d "
+              "index-dependent slice regions, no violation\n",
+              files, ndranges, slicesChecked, bytesChecked, indexRegions);
 }

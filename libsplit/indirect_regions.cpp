@@ -1,0 +1,151 @@
+#include "indirect_regions.h"
+
+#include "buffer_data.h"
+#include "index_hull.h"
+#include "runtime.h"
+
+#include <map>
+#include <tuple>
+
+namespace libsplit {
+
+namespace {
+
+// Block hulls of one store's contents read as one integer type at one
+// alignment phase. Process-wide, used under the exec lock only.
+struct CachedHulls {
+  uint64_t version = 0;
+  BlockHulls hulls;
+};
+using CacheKey = std::tuple<const BufferStore*, unsigned, bool, uint64_t>;  // store, bits, signed, phase
+
+std::map<CacheKey, CachedHulls>& cache() {
+  static std::map<CacheKey, CachedHulls> c;
+  return c;
+}
+
+// Exact answers by (store, version, type, phase, first, last): a launch
+// sliced like the previous one asks the same questions, whose partial
+// blocks would otherwise be scanned again.
+using AnswerKey = std::tuple<const BufferStore*, uint64_t, unsigned, bool, uint64_t, uint64_t>;
+std::map<AnswerKey, Interval>& answers() {
+  static std::map<AnswerKey, Interval> a;
+  return a;
+}
+
+bool regionLoads(const AccessRegion& r) { return region_mentions_load(r); }
+
+}  // namespace
+
+bool uses_index_buffers(const Launch& L) {
+  for (const BufferArg& b : L.buffers)
+    if (b.summary && (regionLoads(b.summary->read_region) || regionLoads(b.summary->write_region))) return true;
+  return false;
+}
+
+bool writes_through_index(const Launch& L) {
+  for (const BufferArg& b : L.buffers)
+    if (b.writes && b.summary && regionLoads(b.summary->write_region)) return true;
+  return false;
+}
+
+std::shared_ptr<const LoadedValues> make_index_reader(const Launch& L) {
+  if (!runtime().controls.indirect || !uses_index_buffers(L)) return nullptr;
+  return std::make_shared<IndexReader>(L);
+}
+
+IndexReader::IndexReader(const Launch& L) : L(L) {}
+
+IndexReader::~IndexReader() {
+  if (!stats_.queries) return;
+  Runtime& rt = runtime();
+  if (rt.tracer->enabled() && stats_.ns > 1000)
+    rt.tracer->span("index regions " + L.kernel->name, "host", 0, stats_.first_ns, stats_.first_ns + stats_.ns);
+  if (rt.controls.log >= 1)
+    log_line(1, "index regions of launch " + std::to_string(L.id) + " " + L.kernel->name + ": " +
+                    std::to_string(stats_.queries) + " reads of index buffers (" + std::to_string(stats_.failed) +
+                    " unresolved), " + std::to_string(stats_.elements_scanned) + " elements scanned, " +
+                    std::to_string(stats_.bytes_read_back) + " B read back, " + std::to_string(stats_.ns / 1000) +
+                    " us" + (stats_.first_failure.empty() ? "" : "; first unresolved: " + stats_.first_failure));
+}
+
+std::optional<Interval> IndexReader::load_hull(unsigned arg, unsigned bits, bool is_signed, int64_t first,
+                                               int64_t last) const {
+  const cl_ulong t0 = now_ns();
+  if (!stats_.queries) stats_.first_ns = t0;
+  ++stats_.queries;
+  auto fail = [&](const std::string& why) -> std::optional<Interval> {
+    ++stats_.failed;
+    if (stats_.first_failure.empty()) stats_.first_failure = "arg " + std::to_string(arg) + ": " + why;
+    stats_.ns += now_ns() - t0;
+    return std::nullopt;
+  };
+  Runtime& rt = runtime();
+  const uint64_t size = bits / 8;
+  if (arg >= L.args.size() || L.args[arg].kind != ArgValue::Kind::Mem || !L.args[arg].mem ||
+      !L.args[arg].mem->store)
+    return fail("not a buffer");
+  cl_mem m = L.args[arg].mem;
+  BufferStore& s = *m->store;
+  // The values read now are the kernel's only if nothing writes them during
+  // the launch: not this argument (any device's summary) nor another one
+  // over the same store.
+  if (!L.summary || arg >= L.summary->args.size() || L.summary->args[arg].writes || L.summary->args[arg].atomics)
+    return fail("written by the kernel");
+  for (const BufferArg& b : L.buffers)
+    if (b.writes && b.mem->store.get() == &s)
+      return fail("its memory is written by argument " + std::to_string(b.index));
+  if (first < 0 || last < first || uint64_t(last) + size > m->size) return fail("offsets outside the buffer");
+  const uint64_t phase = m->origin % size;
+  const uint64_t root_first = m->origin + uint64_t(first), root_last = m->origin + uint64_t(last);
+  const AnswerKey answer_key{&s, s.version, bits, is_signed, root_first, root_last};
+  if (auto it = answers().find(answer_key); it != answers().end()) {
+    stats_.ns += now_ns() - t0;
+    return it->second;
+  }
+  CachedHulls& entry = cache()
+                           .try_emplace(CacheKey{&s, bits, is_signed, phase},
+                                        CachedHulls{s.version, BlockHulls(bits, is_signed, (s.size - phase) / size)})
+                           .first->second;
+  if (entry.version != s.version) entry = CachedHulls{s.version, BlockHulls(bits, is_signed, (s.size - phase) / size)};
+  std::string why;
+  const uint64_t read_max = uint64_t(std::max(rt.controls.indirect_read_max_mb, 0)) << 20;
+  BlockHulls::Fetch fetch = [&](uint64_t e, uint64_t count) -> const uint8_t* {
+    Range r{phase + e * size, phase + (e + count) * size};
+    if (!s.undefined.present(r).empty()) {
+      why = "bytes never written";
+      return nullptr;
+    }
+    if (!s.host_valid.covers(r)) {
+      // Only the slice asked for, within the per-launch allowance.
+      uint64_t missing = 0;
+      for (const Range& x : s.host_valid.missing(r)) missing += x.size();
+      if (stats_.bytes_read_back + missing > read_max) {
+        why = "read-back above LIBSPLIT_INDIRECT_READ_MAX_MB";
+        return nullptr;
+      }
+      TransferStats moved;
+      if (ensure_host(s, r, &moved) != CL_SUCCESS) {
+        why = "read-back failed";
+        return nullptr;
+      }
+      stats_.bytes_read_back += moved.bytes_to_host;
+    }
+    return s.shadow + r.begin;
+  };
+  std::optional<Interval> h =
+      entry.hulls.hull((root_first - phase) / size, (root_last - phase) / size, fetch, &stats_.elements_scanned);
+  if (!h) return fail(why.empty() ? "a value does not fit int64" : why);
+  if (answers().size() > 4096) answers().clear();
+  answers().emplace(answer_key, *h);
+  // Bounded cache: a process that makes many index buffers drops them all.
+  if (cache().size() > 256) {
+    CachedHulls keep = std::move(entry);
+    cache().clear();
+    cache().emplace(CacheKey{&s, bits, is_signed, phase}, std::move(keep));
+  }
+  stats_.ns += now_ns() - t0;
+  return h;
+}
+
+}  // namespace libsplit
