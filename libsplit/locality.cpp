@@ -1,0 +1,242 @@
+#include "locality.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace libsplit {
+
+namespace {
+
+// A partition change must pay for its transfers within this many launches
+// (the data then stays where it was moved)...
+constexpr double kPaybackLaunches = 4;
+// ... and gain at least this share of the kernel time (below it, the
+// scheduler's plans differ by measurement noise, not by balance).
+constexpr double kMinGain = 0.05;
+
+struct ShapeState {
+  std::vector<int> owner;  // device that ran each group at the shape's last split launch
+};
+
+struct LocalityState {
+  std::map<std::string, ShapeState> shapes;
+  std::map<std::string, std::vector<double>> seconds_per_group;  // by kernel + shape, per device
+  // By kernel + shape: the plan beat the kept partition at the previous
+  // launch too (one noisy measurement moves no data).
+  std::map<std::string, bool> plan_won_before;
+  double copy_rate = 2e9;                                         // bytes per second, measured
+};
+
+LocalityState& state() {
+  static LocalityState s;
+  return s;
+}
+
+std::string shape_key(const Launch& L) {
+  std::ostringstream k;
+  k << L.spec.dims << ':' << L.dim;
+  for (unsigned d = 0; d < L.spec.dims; ++d) k << ':' << L.spec.global[d] << '/' << L.spec.local[d] << '+' << L.spec.offset[d];
+  return k.str();
+}
+
+std::string rate_key(const Launch& L) { return L.kernel->name + '@' + shape_key(L); }
+
+bool enabled(const Launch& L) {
+  return runtime().controls.owner_computes && L.compiled && L.regions_known() && !L.merge_predicted &&
+         !runtime().controls.merge_all;
+}
+
+// Bytes of `r` valid on device d (a device never used holds the undefined bytes).
+std::vector<Range> lacking(const BufferStore& s, unsigned d, Range r) {
+  const IntervalSet& valid = d < s.dev_valid.size() ? s.dev_valid[d] : s.undefined;
+  return valid.missing(r);
+}
+
+std::vector<sched::Chunk> chunks_of(const std::vector<int>& owner) {
+  std::vector<sched::Chunk> out;
+  for (uint64_t g = 0; g < owner.size();) {
+    uint64_t e = g;
+    while (e < owner.size() && owner[e] == owner[g]) ++e;
+    out.push_back({unsigned(owner[g]), g, e - g});
+    g = e;
+  }
+  return out;
+}
+
+std::vector<uint64_t> groups_per_device(const std::vector<sched::Chunk>& chunks, unsigned n) {
+  std::vector<uint64_t> g(n, 0);
+  for (const sched::Chunk& c : chunks)
+    if (c.device < n) g[c.device] += c.group_count;
+  return g;
+}
+
+}  // namespace
+
+StagingEstimate staging_bytes(const Launch& L, const std::vector<sched::Chunk>& chunks) {
+  // Per root store and device: every byte a chunk reads or writes.
+  std::map<std::pair<BufferStore*, unsigned>, IntervalSet> needed;
+  for (const sched::Chunk& c : chunks)
+    for (const BufferArg& b : L.buffers) {
+      IntervalSet& set = needed[{b.mem->store.get(), c.device}];
+      for (bool write : {false, true}) {
+        if (write ? !b.writes : !b.reads) continue;
+        if (auto bytes = L.slice_bytes(b, c, write))
+          for (const Range& r : bytes->ranges()) set.add(r);
+        else
+          set.add(root_range(b.mem, 0, b.mem->size));
+      }
+    }
+  StagingEstimate e;
+  for (const auto& [where, set] : needed) {
+    const BufferStore& s = *where.first;
+    for (const Range& r : set.ranges())
+      for (const Range& m : lacking(s, where.second, r)) {
+        e.to_device += m.size();
+        for (const Range& h : s.host_valid.missing(m)) e.to_host += h.size();
+      }
+  }
+  return e;
+}
+
+std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
+                                                              const std::vector<sched::Chunk>& planned,
+                                                              std::string* why) {
+  if (!enabled(L)) return std::nullopt;
+  LocalityState& st = state();
+  auto shape = st.shapes.find(shape_key(L));
+  if (shape == st.shapes.end() || shape->second.owner.size() != L.total_groups) return std::nullopt;
+  const unsigned n = static_cast<unsigned>(runtime().devices.size());
+  std::vector<sched::Chunk> recorded = chunks_of(shape->second.owner);
+  std::vector<uint64_t> plan_groups = groups_per_device(planned, n), kept_groups = groups_per_device(recorded, n);
+  for (unsigned d = 0; d < n; ++d)
+    if ((plan_groups[d] > 0) != (kept_groups[d] > 0)) return std::nullopt;  // other devices: the plan's call
+  if (plan_groups == kept_groups) {
+    // Same shares: the recorded positions move nothing the plan would not.
+    *why = "kept the partition of the last launch of this shape (same shares)";
+    return recorded;
+  }
+  auto rates = st.seconds_per_group.find(rate_key(L));
+  if (rates == st.seconds_per_group.end()) return std::nullopt;
+  auto kernel_seconds = [&](const std::vector<uint64_t>& groups) {
+    double worst = 0;
+    for (unsigned d = 0; d < n; ++d)
+      if (groups[d]) worst = std::max(worst, rates->second[d] * double(groups[d]));
+    return worst;
+  };
+  for (unsigned d = 0; d < n; ++d)
+    if (plan_groups[d] && !(rates->second[d] > 0)) return std::nullopt;
+  auto transfer_seconds = [&](const std::vector<sched::Chunk>& chunks) {
+    StagingEstimate e = staging_bytes(L, chunks);
+    return double(e.to_device + e.to_host) / st.copy_rate;
+  };
+  const double plan_kernel = kernel_seconds(plan_groups), kept_kernel = kernel_seconds(kept_groups);
+  const double plan_transfer = transfer_seconds(planned), kept_transfer = transfer_seconds(recorded);
+  const double gain = kept_kernel - plan_kernel, extra = plan_transfer - kept_transfer;
+  std::ostringstream text;
+  text.precision(3);
+  text << "plan: kernel " << plan_kernel * 1e3 << " ms + moves " << plan_transfer * 1e3
+       << " ms; kept partition: kernel " << kept_kernel * 1e3 << " ms + moves " << kept_transfer * 1e3 << " ms";
+  const bool plan_better = extra <= 0 || (gain * kPaybackLaunches > extra && gain > kMinGain * kept_kernel);
+  bool& before = st.plan_won_before[rate_key(L)];
+  const bool plan_wins = extra <= 0 || (plan_better && before);
+  before = plan_better;
+  *why = text.str() + (plan_wins ? " -> plan" : plan_better ? " -> kept partition (plan better once)" : " -> kept partition");
+  if (plan_wins) return std::nullopt;
+  return recorded;
+}
+
+void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timings, uint64_t bytes_moved,
+                  double staging_seconds) {
+  if (!enabled(L)) return;
+  LocalityState& st = state();
+  const unsigned n = static_cast<unsigned>(runtime().devices.size());
+  ShapeState& shape = st.shapes[shape_key(L)];
+  shape.owner.assign(L.total_groups, -1);
+  std::vector<double> seconds(n, 0);
+  std::vector<uint64_t> groups(n, 0);
+  for (const sched::ChunkTiming& t : timings) {
+    const sched::Chunk& c = t.chunk;
+    for (uint64_t g = c.first_group; g < c.first_group + c.group_count && g < L.total_groups; ++g)
+      shape.owner[g] = int(c.device);
+    if (c.device < n) seconds[c.device] += t.seconds, groups[c.device] += c.group_count;
+  }
+  // An incomplete record (a chunk missing) is no partition to keep.
+  if (std::find(shape.owner.begin(), shape.owner.end(), -1) != shape.owner.end()) st.shapes.erase(shape_key(L));
+  std::vector<double>& rates = st.seconds_per_group[rate_key(L)];
+  rates.resize(n, 0);
+  for (unsigned d = 0; d < n; ++d) {
+    if (!groups[d] || seconds[d] <= 0) continue;
+    const double r = seconds[d] / double(groups[d]);
+    rates[d] = rates[d] > 0 ? 0.5 * rates[d] + 0.5 * r : r;
+  }
+  // Small transfers measure launch overheads, not the copy rate.
+  if (bytes_moved >= (256u << 10) && staging_seconds > 0)
+    st.copy_rate = 0.5 * st.copy_rate + 0.5 * double(bytes_moved) / staging_seconds;
+}
+
+OwnerPlacement::OwnerPlacement(const Launch& L, unsigned devices) : launch_(&L), devices_(devices) {
+  remaining_ = L.total_groups;
+  if (!enabled(L)) return;
+  auto it = state().shapes.find(shape_key(L));
+  if (it == state().shapes.end() || it->second.owner.size() != L.total_groups) return;
+  owner_ = it->second.owner;
+  for (int& o : owner_)
+    if (o >= int(devices)) o = -1;
+  placed_.assign(owner_.size(), false);
+  active_ = true;
+}
+
+std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size, bool may_decline) {
+  if (!remaining_ || !active_) return std::nullopt;
+  size = std::max<uint64_t>(1, size);
+  const int64_t n = int64_t(owner_.size());
+  // Each owner consumes its groups from one end (the highest-numbered owner
+  // from the top, the others from the bottom); other devices take from the
+  // opposite end, so what remains of an owner's groups stays together and a
+  // steal moves a partition boundary rather than cutting a hole.
+  int top_owner = -1;
+  for (int o : owner_) top_owner = std::max(top_owner, o);
+  auto from_top = [&](int who) { return who == top_owner; };
+  // The run `who` would give from one end; `commit` marks it placed.
+  auto find = [&](int who, bool downward) -> std::optional<sched::Chunk> {
+    int64_t g = downward ? n - 1 : 0;
+    const int64_t step = downward ? -1 : 1;
+    while (g >= 0 && g < n && (placed_[g] || owner_[g] != who)) g += step;
+    if (g < 0 || g >= n) return std::nullopt;
+    int64_t e = g;
+    uint64_t count = 0;
+    while (e >= 0 && e < n && !placed_[e] && owner_[e] == who && count < size) e += step, ++count;
+    const uint64_t first = downward ? uint64_t(e + 1) : uint64_t(g);
+    return sched::Chunk{device, first, count};
+  };
+  auto commit = [&](const sched::Chunk& c) {
+    for (uint64_t g = c.first_group; g < c.first_group + c.group_count; ++g) placed_[g] = true;
+    remaining_ -= c.group_count;
+    return c;
+  };
+  if (auto c = find(int(device), from_top(int(device)))) return commit(*c);
+  if (auto c = find(-1, false)) return commit(*c);
+  std::vector<uint64_t> left(devices_, 0);
+  for (int64_t g = 0; g < n; ++g)
+    if (!placed_[g] && owner_[g] >= 0) ++left[owner_[g]];
+  const int victim = int(std::max_element(left.begin(), left.end()) - left.begin());
+  std::optional<sched::Chunk> c = find(victim, !from_top(victim));
+  if (!c) return std::nullopt;
+  if (may_decline) {
+    LocalityState& st = state();
+    auto rates = st.seconds_per_group.find(rate_key(*launch_));
+    if (rates != st.seconds_per_group.end() && rates->second.size() > std::max<unsigned>(device, victim) &&
+        rates->second[device] > 0 && rates->second[victim] > 0) {
+      const StagingEstimate e = staging_bytes(*launch_, {*c});
+      const double mine = rates->second[device] * double(c->group_count) +
+                          double(e.to_device + e.to_host) / st.copy_rate;
+      const double theirs = rates->second[victim] * double(left[victim]);
+      if (mine >= theirs) return std::nullopt;
+    }
+  }
+  return commit(*c);
+}
+
+}  // namespace libsplit
