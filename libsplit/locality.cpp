@@ -163,7 +163,18 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
     if (c.device < n) seconds[c.device] += t.seconds, groups[c.device] += c.group_count;
   }
   // An incomplete record (a chunk missing) is no partition to keep.
-  if (std::find(shape.owner.begin(), shape.owner.end(), -1) != shape.owner.end()) st.shapes.erase(shape_key(L));
+  if (std::find(shape.owner.begin(), shape.owner.end(), -1) != shape.owner.end()) {
+    st.shapes.erase(shape_key(L));
+  } else if (std::vector<sched::Chunk> runs = chunks_of(shape.owner);
+             runs.size() > size_t(std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }))) {
+    // Fragments (steals across a device, packages dealt in turn): each
+    // border is a halo at every launch. The next launch gets one block per
+    // device, in device order, of the sizes they ran: what moves once to
+    // get there stays put afterwards.
+    uint64_t g = 0;
+    for (unsigned d = 0; d < n; ++d)
+      for (uint64_t i = 0; i < groups[d]; ++i) shape.owner[g++] = int(d);
+  }
   std::vector<double>& rates = st.seconds_per_group[rate_key(L)];
   rates.resize(n, 0);
   for (unsigned d = 0; d < n; ++d) {
@@ -180,10 +191,17 @@ OwnerPlacement::OwnerPlacement(const Launch& L, unsigned devices) : launch_(&L),
   remaining_ = L.total_groups;
   if (!enabled(L)) return;
   auto it = state().shapes.find(shape_key(L));
-  if (it == state().shapes.end() || it->second.owner.size() != L.total_groups) return;
-  owner_ = it->second.owner;
-  for (int& o : owner_)
-    if (o >= int(devices)) o = -1;
+  if (it != state().shapes.end() && it->second.owner.size() == L.total_groups) {
+    owner_ = it->second.owner;
+    for (int& o : owner_)
+      if (o >= int(devices)) o = -1;
+  } else {
+    // First launch of the shape: equal contiguous blocks, so that packages
+    // dealt in NDRange order do not interleave the devices from the start
+    // (their borders would stay, each one a halo at every launch).
+    owner_.resize(L.total_groups);
+    for (uint64_t g = 0; g < L.total_groups; ++g) owner_[g] = int(g * devices / L.total_groups);
+  }
   placed_.assign(owner_.size(), false);
   active_ = true;
 }
@@ -218,11 +236,34 @@ std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size
   };
   if (auto c = find(int(device), from_top(int(device)))) return commit(*c);
   if (auto c = find(-1, false)) return commit(*c);
+  // Steal: from the end of another device's remaining groups nearest to
+  // this device's own groups (a neighbour's border: the partition border
+  // moves, no hole is cut); ties go to the device with the most left.
   std::vector<uint64_t> left(devices_, 0);
-  for (int64_t g = 0; g < n; ++g)
-    if (!placed_[g] && owner_[g] >= 0) ++left[owner_[g]];
-  const int victim = int(std::max_element(left.begin(), left.end()) - left.begin());
-  std::optional<sched::Chunk> c = find(victim, !from_top(victim));
+  std::vector<int64_t> lo(devices_, n), hi(devices_, -1);
+  int64_t mine_lo = n, mine_hi = -1;
+  for (int64_t g = 0; g < n; ++g) {
+    if (owner_[g] == int(device)) mine_lo = std::min(mine_lo, g), mine_hi = std::max(mine_hi, g);
+    if (placed_[g] || owner_[g] < 0) continue;
+    ++left[owner_[g]];
+    lo[owner_[g]] = std::min(lo[owner_[g]], g);
+    hi[owner_[g]] = std::max(hi[owner_[g]], g);
+  }
+  if (mine_hi < 0) mine_lo = mine_hi = n / 2;
+  auto distance = [&](int64_t g) { return std::min(std::llabs(g - mine_lo), std::llabs(g - mine_hi)); };
+  int victim = -1;
+  bool downward = false;
+  int64_t best = 0;
+  for (unsigned v = 0; v < devices_; ++v) {
+    if (!left[v]) continue;
+    for (bool down : {false, true}) {
+      const int64_t dist = distance(down ? hi[v] : lo[v]);
+      if (victim < 0 || dist < best || (dist == best && left[v] > left[unsigned(victim)]))
+        victim = int(v), downward = down, best = dist;
+    }
+  }
+  if (victim < 0) return std::nullopt;
+  std::optional<sched::Chunk> c = find(victim, downward);
   if (!c) return std::nullopt;
   if (may_decline) {
     LocalityState& st = state();

@@ -51,8 +51,8 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
 class OwnerPlacement {
  public:
   OwnerPlacement(const Launch& L, unsigned devices);
-  // Whether a recorded owner map is used (else packages keep the plan's
-  // positions).
+  // Whether owners are used (else packages keep the plan's positions): from
+  // the shape's last launch, or equal contiguous blocks at its first.
   bool active() const { return active_; }
   // A contiguous run of at most `size` groups for device d, or nullopt when
   // every group is placed. With `may_decline`, a device that has none of its
