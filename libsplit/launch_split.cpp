@@ -199,11 +199,14 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     std::vector<sched::Chunk> planned;
     for (const auto& r : runs)
       for (const ChunkRun& c : r) planned.push_back(c.chunk);
+    const cl_ulong t0 = now_ns();
     if (auto kept = owner_computes_split(L, planned, &locality)) {
       for (auto& r : runs) r.clear();
       for (const sched::Chunk& c : *kept) runs[c.device].push_back({c});
     }
-    if (!locality.empty()) log_line(2, "launch " + std::to_string(L.id) + " owner computes: " + locality);
+    if (!locality.empty())
+      log_line(2, "launch " + std::to_string(L.id) + " owner computes: " + locality + " (decided in " +
+                      std::to_string((now_ns() - t0) / 1000) + " us)");
   }
   std::vector<unsigned> used;
   for (unsigned d = 0; d < ndev; ++d)

@@ -110,8 +110,6 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   const unsigned n = static_cast<unsigned>(runtime().devices.size());
   std::vector<sched::Chunk> recorded = chunks_of(shape->second.owner);
   std::vector<uint64_t> plan_groups = groups_per_device(planned, n), kept_groups = groups_per_device(recorded, n);
-  for (unsigned d = 0; d < n; ++d)
-    if ((plan_groups[d] > 0) != (kept_groups[d] > 0)) return std::nullopt;  // other devices: the plan's call
   if (plan_groups == kept_groups) {
     // Same shares: the recorded positions move nothing the plan would not.
     *why = "kept the partition of the last launch of this shape (same shares)";
@@ -125,19 +123,32 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
       if (groups[d]) worst = std::max(worst, rates->second[d] * double(groups[d]));
     return worst;
   };
+  // Both sides need a measured rate on every device they use (a plan that
+  // leaves out a device of the record, or adds one, is compared too: what
+  // it moves is counted the same way).
   for (unsigned d = 0; d < n; ++d)
-    if (plan_groups[d] && !(rates->second[d] > 0)) return std::nullopt;
-  auto transfer_seconds = [&](const std::vector<sched::Chunk>& chunks) {
-    StagingEstimate e = staging_bytes(L, chunks);
-    return double(e.to_device + e.to_host) / st.copy_rate;
-  };
+    if ((plan_groups[d] || kept_groups[d]) && !(d < rates->second.size() && rates->second[d] > 0))
+      return std::nullopt;
+  // What the plan moves beyond the kept partition: the groups it gives to
+  // another device than the one that ran them last (evaluating only those
+  // keeps this cheap: a few border strips, not every slice).
+  const std::vector<int>& owner = shape->second.owner;
+  std::vector<sched::Chunk> moved;
+  for (const sched::Chunk& c : planned)
+    for (uint64_t g = c.first_group; g < c.first_group + c.group_count;) {
+      uint64_t e = g;
+      while (e < c.first_group + c.group_count && (owner[e] == int(c.device)) == (owner[g] == int(c.device))) ++e;
+      if (owner[g] != int(c.device)) moved.push_back({c.device, g, e - g});
+      g = e;
+    }
+  const StagingEstimate bytes = staging_bytes(L, moved);
+  const double extra = double(bytes.to_device + bytes.to_host) / st.copy_rate;
   const double plan_kernel = kernel_seconds(plan_groups), kept_kernel = kernel_seconds(kept_groups);
-  const double plan_transfer = transfer_seconds(planned), kept_transfer = transfer_seconds(recorded);
-  const double gain = kept_kernel - plan_kernel, extra = plan_transfer - kept_transfer;
+  const double gain = kept_kernel - plan_kernel;
   std::ostringstream text;
   text.precision(3);
-  text << "plan: kernel " << plan_kernel * 1e3 << " ms + moves " << plan_transfer * 1e3
-       << " ms; kept partition: kernel " << kept_kernel * 1e3 << " ms + moves " << kept_transfer * 1e3 << " ms";
+  text << "plan: kernel " << plan_kernel * 1e3 << " ms, moves " << (bytes.to_device + bytes.to_host)
+       << " B more (" << extra * 1e3 << " ms); kept partition: kernel " << kept_kernel * 1e3 << " ms";
   const bool plan_better = extra <= 0 || (gain * kPaybackLaunches > extra && gain > kMinGain * kept_kernel);
   bool& before = st.plan_won_before[rate_key(L)];
   const bool plan_wins = extra <= 0 || (plan_better && before);

@@ -11,12 +11,15 @@
 //    each device lacks for its slices (read from the buffers' validity,
 //    through the measured host copy rate). The plan wins only when what it
 //    gains in kernel time, over a few launches, pays for what it moves, and
-//    the gain is above the noise (launch_split.cpp).
+//    the gain is above the noise, at two launches of the kernel in a row
+//    (launch_split.cpp).
 //  - Chunk schedulers: the scheduler still sizes each package, the position
 //    comes from the recorded owners (OwnerPlacement): a device takes groups
-//    it owned, and an idle device takes the far end of the largest remaining
-//    run of another (launch_dynamic.cpp), so rows stay put launch after
-//    launch instead of being dealt out in NDRange order.
+//    it owned, and an idle device takes the end of another's remaining
+//    groups nearest its own when that beats leaving them to their owner
+//    (launch_dynamic.cpp; packages drained up front, launch_split.cpp), so
+//    rows stay put launch after launch instead of being dealt out in
+//    NDRange order. A fragmented record is stored as one block per device.
 // LIBSPLIT_OWNER_COMPUTES=0 turns both off. Runs under the exec lock.
 #pragma once
 

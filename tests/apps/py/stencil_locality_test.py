@@ -19,7 +19,13 @@ Over the second half of the launches:
   uniform   every launch within the bound;
   adaptive  the median launch within it, and at least 3 launches in 4
             (the shares may still move when a measurement says so);
-  dynamic   the median launch within it (a steal moves a package).
+  dynamic   the rows are not scattered: every launch's packages form at
+            most devices + 1 contiguous runs of one device (a steal moves a
+            partition border, or once crosses a device), where dealing
+            packages in NDRange order makes 8 runs per device. Its bytes are
+            not bounded: a device idle first takes a package from its
+            neighbour whenever that finishes sooner, which follows the load
+            of the machine (the run prints them).
 
 usage: stencil_locality_test.py SHIM CC BENCH_BIN_DIR APPS_BIN_DIR
 Exit 0 pass, 1 fail.
@@ -63,14 +69,19 @@ def run(cmd, out, env):
 
 
 def launch_bytes(trace):
-    """launch -> (kernel, bytes moved, devices used)."""
-    per = {}
+    """launch -> (kernel, bytes moved, devices used, runs of one device in group order)."""
+    per, chunks = {}, collections.defaultdict(list)
     with open(trace, newline="") as f:
         for row in csv.DictReader(f):
             launch = int(row["launch"])
-            kernel, moved, devices = per.get(launch, (row["kernel"], 0, set()))
+            kernel, moved, devices, _ = per.get(launch, (row["kernel"], 0, set(), 0))
             devices.add(row["device"])
-            per[launch] = (kernel, moved + int(row["bytes_to_device"]) + int(row["bytes_to_host"]), devices)
+            per[launch] = (kernel, moved + int(row["bytes_to_device"]) + int(row["bytes_to_host"]), devices, 0)
+            chunks[launch].append((int(row["first_group"]), row["device"]))
+    for launch, c in chunks.items():
+        order = [d for _, d in sorted(c)]
+        runs = 1 + sum(1 for a, b in zip(order, order[1:]) if a != b)
+        per[launch] = per[launch][:3] + (runs,)
     return per
 
 
@@ -108,18 +119,22 @@ def main():
                 late = launches[len(launches) // 2:]
                 over = []
                 for l in late:
-                    kernel, moved, _ = per[l]
+                    kernel, moved, _, _ = per[l]
                     bound = 4 * (ndev - 1) * units[kernel]
                     if moved > bound:
                         over.append((l, kernel, moved, bound))
                 moved = [per[l][1] for l in late]
                 median_ok = sorted(m - 4 * (ndev - 1) * units[per[l][0]] for l, m in zip(late, moved))[len(late) // 2] <= 0
                 print(f"{tag:32s} launches {len(launches):3d}  second half: {len(late) - len(over):3d}/{len(late)} "
-                      f"within the halo bound, bytes mean {statistics.mean(moved):10.0f} max {max(moved):10d}")
+                      f"within the halo bound, bytes mean {statistics.mean(moved):10.0f} max {max(moved):10d}, "
+                      f"most runs {max(per[l][3] for l in late)}")
+                scattered = [(l, per[l][3]) for l in late if per[l][3] > ndev + 1]
                 ok = {"uniform": not over,
                       "adaptive": median_ok and 4 * len(over) <= len(late),
-                      "dynamic": median_ok}[sched]
-                if not ok:
+                      "dynamic": not scattered}[sched]
+                if not ok and sched == "dynamic":
+                    failures.append(f"{tag}: rows scattered (launch, runs of one device): {scattered[:8]}")
+                elif not ok:
                     failures.append(f"{tag}: launches over the halo bound (launch, kernel, bytes, bound): {over[:8]}")
     if failures:
         print("\nFAILED (traces and outputs kept in " + work + "):\n" + "\n".join(failures))
