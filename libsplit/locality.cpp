@@ -1,7 +1,7 @@
 #include "locality.h"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
@@ -48,7 +48,8 @@ bool enabled(const Launch& L) {
          !runtime().controls.merge_all;
 }
 
-// Bytes of `r` valid on device d (a device never used holds the undefined bytes).
+// The bytes of `r` device d lacks (a device never used holds only the
+// undefined bytes, which never move).
 std::vector<Range> lacking(const BufferStore& s, unsigned d, Range r) {
   const IntervalSet& valid = d < s.dev_valid.size() ? s.dev_valid[d] : s.undefined;
   return valid.missing(r);
@@ -214,6 +215,7 @@ OwnerPlacement::OwnerPlacement(const Launch& L, unsigned devices) : launch_(&L),
     for (uint64_t g = 0; g < L.total_groups; ++g) owner_[g] = int(g * devices / L.total_groups);
   }
   placed_.assign(owner_.size(), false);
+  for (int o : owner_) top_owner_ = std::max(top_owner_, o);
   active_ = true;
 }
 
@@ -225,9 +227,7 @@ std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size
   // from the top, the others from the bottom); other devices take from the
   // opposite end, so what remains of an owner's groups stays together and a
   // steal moves a partition boundary rather than cutting a hole.
-  int top_owner = -1;
-  for (int o : owner_) top_owner = std::max(top_owner, o);
-  auto from_top = [&](int who) { return who == top_owner; };
+  auto from_top = [&](int who) { return who == top_owner_; };
   // The run `who` would give from one end; `commit` marks it placed.
   auto find = [&](int who, bool downward) -> std::optional<sched::Chunk> {
     int64_t g = downward ? n - 1 : 0;

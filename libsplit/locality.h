@@ -71,6 +71,7 @@ class OwnerPlacement {
   bool active_ = false;
   std::vector<int> owner_;      // recorded owner per group (-1: none)
   std::vector<bool> placed_;
+  int top_owner_ = -1;          // the highest-numbered owner: takes its groups from the top
   uint64_t remaining_ = 0;
   unsigned devices_ = 0;
 };

@@ -19,10 +19,11 @@ Over the second half of the launches:
   uniform   every launch within the bound;
   adaptive  the median launch within it, and at least 3 launches in 4
             (the shares may still move when a measurement says so);
-  dynamic   the rows are not scattered: every launch's packages form at
-            most devices + 1 contiguous runs of one device (a steal moves a
-            partition border, or once crosses a device), where dealing
-            packages in NDRange order makes 8 runs per device. Its bytes are
+  dynamic   the rows are not scattered: the median launch's packages form
+            at most one contiguous run per device, and none more than two
+            per device (a steal moves a partition border, or crosses a
+            device for one launch), where dealing packages in NDRange order
+            makes 8 runs per device at every launch. Its bytes are
             not bounded: a device idle first takes a package from its
             neighbour whenever that finishes sooner, which follows the load
             of the machine (the run prints them).
@@ -128,7 +129,10 @@ def main():
                 print(f"{tag:32s} launches {len(launches):3d}  second half: {len(late) - len(over):3d}/{len(late)} "
                       f"within the halo bound, bytes mean {statistics.mean(moved):10.0f} max {max(moved):10d}, "
                       f"most runs {max(per[l][3] for l in late)}")
-                scattered = [(l, per[l][3]) for l in late if per[l][3] > ndev + 1]
+                runs = sorted(per[l][3] for l in late)
+                scattered = [(l, per[l][3]) for l in late if per[l][3] > 2 * ndev]
+                if runs[len(runs) // 2] > ndev:
+                    scattered.append(("median", runs[len(runs) // 2]))
                 ok = {"uniform": not over,
                       "adaptive": median_ok and 4 * len(over) <= len(late),
                       "dynamic": not scattered}[sched]
