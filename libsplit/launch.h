@@ -7,6 +7,7 @@
 //   launch_split.cpp    a static split: stage each slice's regions, run the
 //                       sub-kernels, merge or mark where written bytes live
 //   launch_dynamic.cpp  chunk schedulers: packages handed out as devices idle
+//   locality.cpp        owner computes: slices stay where their data is
 //   launch_probe.cpp    speculative probes on private scratch buffers
 //   launch_reports.cpp  measurements from device callbacks, handed to the
 //                       scheduler by the launch thread

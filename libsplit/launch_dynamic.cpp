@@ -5,6 +5,7 @@
 // merge can be needed; the written bytes are marked at the end.
 #include "launch.h"
 
+#include "locality.h"
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
@@ -22,6 +23,7 @@ cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan) {
   struct Run {
     sched::Chunk chunk;
     double seconds = 0, transfer = 0;
+    TransferStats moved;
   };
   struct DeviceWork {
     cl_kernel kernel = nullptr;
@@ -67,24 +69,39 @@ cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan) {
       }
     }
     cl_ulong t0 = now_ns();
+    TransferStats moved;
     for (auto& [st, set] : needed)
       for (const Range& r : set.ranges()) {
-        if (cl_int err = stage_for_device(*st, d, r, &w.moved)) return err;
-        if (cl_int err = ensure_device(*st, d, r, &w.moved)) return err;
+        if (cl_int err = stage_for_device(*st, d, r, &moved)) return err;
+        if (cl_int err = ensure_device(*st, d, r, &moved)) return err;
       }
+    w.moved.bytes_to_device += moved.bytes_to_device;
+    w.moved.bytes_to_host += moved.bytes_to_host;
     Busy b;
     b.run.chunk = c;
+    b.run.moved = moved;
     b.run.transfer = (now_ns() - t0) * 1e-9;
     if (cl_int err = launch_chunk(rt.devices[d].queue, w.kernel, L, c, &b.event)) return err;
     real().clFlush(rt.devices[d].queue);
     busy[d] = b;
     return CL_SUCCESS;
   };
+  // The plan sizes the packages; with a recorded owner map their positions
+  // come from it (locality.h). Groups left when the plan is done (a package
+  // cut to the end of an owner's run) go in packages of the device's last size.
+  OwnerPlacement placement(L, ndev);
+  std::vector<uint64_t> last_size(ndev, 1);
+  auto next_chunk = [&](unsigned d) -> std::optional<sched::Chunk> {
+    if (!placement.active()) return plan.next(d);
+    if (!placement.remaining()) return std::nullopt;
+    if (auto c = plan.next(d)) last_size[d] = std::max<uint64_t>(1, c->group_count);
+    return placement.place(d, last_size[d], /*may_decline=*/true);
+  };
   cl_int failure = CL_SUCCESS;
   for (;;) {
     for (unsigned d = 0; d < ndev && !failure; ++d) {
       while (!busy[d] && !done[d]) {
-        auto c = plan.next(d);
+        auto c = next_chunk(d);
         if (!c) {
           done[d] = true;
         } else if (c->group_count) {
@@ -146,12 +163,23 @@ cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan) {
     for (const Run& r : w.runs) {
       kern += r.seconds, xfer += r.transfer, groups += r.chunk.group_count;
       timings.push_back({r.chunk, r.seconds, r.transfer});
-      rt.tracer->row(trace_row(L, d, r.chunk, r.seconds, r.transfer, plan.predicted_seconds(d)));
+      SubKernelRow row = trace_row(L, d, r.chunk, r.seconds, r.transfer, plan.predicted_seconds(d));
+      row.bytes_to_device = r.moved.bytes_to_device;
+      row.bytes_to_host = r.moved.bytes_to_host;
+      rt.tracer->row(row);
     }
     line << " | dev" << d << " " << groups << " groups in " << w.runs.size() << " chunks " << ms(kern)
          << " ms +" << ms(xfer) << " ms xfer " << w.moved.bytes_to_device << " B in";
   }
   rt.scheduler->report(L.key, timings);
+  uint64_t bytes = 0;
+  double staging = 0;
+  for (const DeviceWork& w : work) {
+    bytes += w.moved.bytes_to_device + w.moved.bytes_to_host;
+    for (const Run& r : w.runs) staging += r.transfer;
+  }
+  record_split(L, timings, bytes, staging);
+  if (placement.active()) line << " | placed on the groups each device ran last (owner computes)";
   log_line(1, line.str());
   return CL_SUCCESS;
 }

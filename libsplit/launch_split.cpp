@@ -8,6 +8,7 @@
 // after the launch.
 #include "launch.h"
 
+#include "locality.h"
 #include "program_prep.h"
 #include "queue.h"
 #include "real_api.h"
@@ -57,6 +58,31 @@ std::vector<std::vector<ChunkRun>> drain(sched::LaunchPlan& plan, unsigned ndev)
       }
     }
   }
+  return runs;
+}
+
+// The drained packages again, same sizes in the same round-robin order, at
+// the positions `placement` gives (groups a package could not take because
+// its device's run ended go out afterwards in packages of the same sizes).
+std::vector<std::vector<ChunkRun>> place_packages(const std::vector<std::vector<ChunkRun>>& drained,
+                                                  OwnerPlacement& placement) {
+  const unsigned ndev = static_cast<unsigned>(drained.size());
+  std::vector<std::vector<ChunkRun>> runs(ndev);
+  std::vector<uint64_t> last(ndev, 1);
+  for (size_t i = 0;; ++i) {
+    bool any = false;
+    for (unsigned d = 0; d < ndev; ++d) {
+      if (i >= drained[d].size()) continue;
+      any = true;
+      last[d] = drained[d][i].chunk.group_count;
+      if (auto c = placement.place(d, last[d])) runs[d].push_back({*c});
+    }
+    if (!any) break;
+  }
+  while (placement.remaining())
+    for (unsigned d = 0; d < ndev; ++d)
+      if (!drained[d].empty())
+        if (auto c = placement.place(d, last[d])) runs[d].push_back({*c});
   return runs;
 }
 
@@ -164,6 +190,25 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   const cl_ulong started = now_ns();
   const unsigned ndev = static_cast<unsigned>(rt.devices.size());
   std::vector<std::vector<ChunkRun>> runs = drain(plan, ndev);
+  // Owner computes (locality.h): a one-slice-per-device plan may run on the
+  // partition that already holds the data instead; the packages of a chunk
+  // scheduler go on the groups their device ran last.
+  std::string locality;
+  if (std::any_of(runs.begin(), runs.end(), [](const auto& r) { return r.size() > 1; }))
+    if (OwnerPlacement placement(L, ndev); placement.active()) runs = place_packages(runs, placement);
+  {
+    std::vector<sched::Chunk> planned;
+    for (const auto& r : runs)
+      for (const ChunkRun& c : r) planned.push_back(c.chunk);
+    const cl_ulong t0 = now_ns();
+    if (auto kept = owner_computes_split(L, planned, &locality)) {
+      for (auto& r : runs) r.clear();
+      for (const sched::Chunk& c : *kept) runs[c.device].push_back({c});
+    }
+    if (!locality.empty())
+      log_line(2, "launch " + std::to_string(L.id) + " owner computes: " + locality + " (decided in " +
+                      std::to_string((now_ns() - t0) / 1000) + " us)");
+  }
   std::vector<unsigned> used;
   for (unsigned d = 0; d < ndev; ++d)
     if (!runs[d].empty()) used.push_back(d);
@@ -186,6 +231,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   }
   std::vector<double> transfer_seconds(ndev, 0);
   std::vector<TransferStats> moved(ndev);
+  double gather_seconds = 0;
   {
     cl_ulong t0 = now_ns();
     for (unsigned d : used)
@@ -193,6 +239,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
         for (const Range& r : u.needed[d].ranges())
           if (cl_int err = stage_for_device(*s, d, r, &moved[d])) return err;
     cl_ulong t1 = now_ns();
+    gather_seconds = (t1 - t0) * 1e-9;
     if (t1 - t0 > 20000) rt.tracer->span("gather " + name, "transfer", 0, t0, t1);
   }
 
@@ -278,6 +325,13 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
 
   if (!timings.empty()) timings.front().launch_wall_seconds = (now_ns() - started) * 1e-9;
   rt.scheduler->report(L.key, timings);
+  {
+    uint64_t bytes = 0;
+    double writes = 0;
+    for (unsigned d : used)
+      bytes += moved[d].bytes_to_device + moved[d].bytes_to_host, writes = std::max(writes, transfer_seconds[d]);
+    record_split(L, timings, bytes, gather_seconds + writes);
+  }
   if (rt.tracer->enabled() || rt.controls.log >= 1) {
     std::ostringstream line;
     line << "launch " << L.id << " " << name << " dim " << L.dim << " groups " << L.total_groups;
@@ -289,15 +343,20 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       for (auto& r : runs[d]) kern += r.seconds, groups += r.chunk.group_count;
       line << " | dev" << d << " " << groups << " groups " << ms(kern) << " ms +" << ms(transfer_seconds[d]) << " ms xfer "
            << moved[d].bytes_to_device << " B in";
-      for (auto& r : runs[d])
-        rt.tracer->row(trace_row(L, d, r.chunk, r.seconds,
-                                 &r == &runs[d].front() ? transfer_seconds[d] : 0,
-                                 plan.predicted_seconds(d)));
+      if (moved[d].bytes_to_host) line << " " << moved[d].bytes_to_host << " B back";
+      for (auto& r : runs[d]) {
+        const bool first = &r == &runs[d].front();
+        SubKernelRow row = trace_row(L, d, r.chunk, r.seconds, first ? transfer_seconds[d] : 0,
+                                     plan.predicted_seconds(d));
+        if (first) row.bytes_to_device = moved[d].bytes_to_device, row.bytes_to_host = moved[d].bytes_to_host;
+        rt.tracer->row(row);
+      }
     }
     bool any_merge = false;
     for (auto& [s, u] : stores) any_merge |= u.merge;
     if (any_merge) line << " | merged";
     if (any_reduction) line << " | reduced (combined on the host)";
+    if (locality.find("-> plan") == std::string::npos && !locality.empty()) line << " | kept partition (owner computes)";
     log_line(1, line.str());
   }
   return CL_SUCCESS;

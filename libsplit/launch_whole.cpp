@@ -63,6 +63,8 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
 
   if (profiled) device_to_host_ns(device, 0);  // measures the clock offset once, here
   SubKernelRow row = trace_row(L, device, chunk, 0, transfer, plan ? plan->predicted_seconds(device) : 0);
+  row.bytes_to_device = moved.bytes_to_device;
+  row.bytes_to_host = moved.bytes_to_host;
   std::ostringstream head;
   head << "launch " << L.id << " " << L.kernel->name << " dim " << L.dim << " groups " << L.total_groups
        << " whole (" << (L.why_whole.empty() ? "scheduler" : L.why_whole) << ")";

@@ -17,6 +17,9 @@ struct SubKernelRow {
   unsigned split_dim = 0;
   uint64_t first_group = 0, groups = 0, total_groups = 0;
   double ms_kernel = 0, ms_transfer = 0, granularity = 0, predicted_ms = 0;
+  // Data the launch moved for this device (on its first row of the launch):
+  // host-to-device writes and device-to-host reads made to stage its slices.
+  uint64_t bytes_to_device = 0, bytes_to_host = 0;
 };
 
 class Tracer {

@@ -9,13 +9,14 @@
 static void usage(const char* app_name, int default_iters) {
   fprintf(stderr,
           "usage: %s [--size small|medium|large] [--iters N] [--device N]\n"
-          "          [--per-iter] [--no-check]\n"
+          "          [--per-iter] [--no-check] [--dump FILE]\n"
           "  --size      problem-size preset (default small)\n"
           "  --iters     iterations of the kernel loop (default %d)\n"
           "  --device    device index, numbering the devices of all platforms\n"
           "              in order (default 0)\n"
           "  --per-iter  print the time of every iteration\n"
-          "  --no-check  skip the CPU reference check\n",
+          "  --no-check  skip the CPU reference check\n"
+          "  --dump      write the result buffer's bytes to FILE\n",
           app_name, default_iters);
 }
 
@@ -29,7 +30,7 @@ static int parse_int(const char* text, int* out) {
 
 bench_options bench_parse_args(int argc, char** argv, const char* app_name,
                                int default_iters) {
-  bench_options opts = {BENCH_SMALL, default_iters, 0, 0, 1};
+  bench_options opts = {BENCH_SMALL, default_iters, 0, 0, 1, NULL};
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
     const char* value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -54,6 +55,9 @@ bench_options bench_parse_args(int argc, char** argv, const char* app_name,
         fprintf(stderr, "%s: bad --device '%s'\n", app_name, value);
         exit(2);
       }
+      ++i;
+    } else if (strcmp(arg, "--dump") == 0 && value) {
+      opts.dump = value;
       ++i;
     } else if (strcmp(arg, "--per-iter") == 0) {
       opts.per_iter = 1;
@@ -235,4 +239,13 @@ int bench_finish(const bench_options* opts, const double* iter_ms, int iters,
   printf("time_ms=%.4f\n", total_ms);
   fflush(stdout);
   return opts->check && !ok ? 1 : 0;
+}
+
+void bench_dump(const bench_options* opts, const void* result, size_t bytes) {
+  if (!opts->dump) return;
+  FILE* f = fopen(opts->dump, "wb");
+  if (!f || fwrite(result, 1, bytes, f) != bytes || fclose(f) != 0) {
+    fprintf(stderr, "cannot write --dump file %s\n", opts->dump);
+    exit(2);
+  }
 }

@@ -24,12 +24,18 @@ typedef struct {
   int device;    // index among the devices of all platforms, numbered in order
   int per_iter;  // print per-iteration times
   int check;     // run the CPU reference check (--no-check turns it off)
+  const char* dump;  // --dump FILE: the result buffer's bytes (bench_dump), NULL = none
 } bench_options;
 
 // Parses --size small|medium|large, --iters N, --device N, --per-iter,
 // --no-check, --help. Prints usage and exits on a bad argument.
 bench_options bench_parse_args(int argc, char** argv, const char* app_name,
                                int default_iters);
+
+// With --dump FILE, writes the `bytes` of the app's result (as read back from
+// the device) to FILE, for bit-for-bit comparisons between runs; exits on an
+// I/O error. Does nothing otherwise.
+void bench_dump(const bench_options* opts, const void* result, size_t bytes);
 
 // Picks the small, medium or large value for the chosen preset.
 #define BENCH_PRESET(opts, s, m, l) \

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   double* iter_ms = malloc(opts.iters * sizeof(double));
   double total_ms = bench_time_kernel(&cl, k, 2, global, local, opts.iters, iter_ms);
   BENCH_CL(clEnqueueReadBuffer(cl.queue, buf_out, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
+  bench_dump(&opts, out, bytes);
 
   int ok = 1;
   if (opts.check) {

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   double total_ms = bench_now_ms() - start;
   float* out = malloc(bytes);
   BENCH_CL(clEnqueueReadBuffer(cl.queue, buf_a, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
+  bench_dump(&opts, out, bytes);
 
   int ok = 1;
   if (opts.check) {

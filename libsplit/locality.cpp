@@ -1,0 +1,294 @@
+#include "locality.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+namespace libsplit {
+
+namespace {
+
+// A partition change must pay for its transfers within this many launches
+// (the data then stays where it was moved)...
+constexpr double kPaybackLaunches = 4;
+// ... and gain at least this share of the kernel time (below it, the
+// scheduler's plans differ by measurement noise, not by balance).
+constexpr double kMinGain = 0.05;
+
+struct ShapeState {
+  std::vector<int> owner;  // device that ran each group at the shape's last split launch
+};
+
+struct LocalityState {
+  std::map<std::string, ShapeState> shapes;
+  std::map<std::string, std::vector<double>> seconds_per_group;  // by kernel + shape, per device
+  // By kernel + shape: the plan beat the kept partition at the previous
+  // launch too (one noisy measurement moves no data).
+  std::map<std::string, bool> plan_won_before;
+  double copy_rate = 2e9;                                         // bytes per second, measured
+};
+
+LocalityState& state() {
+  static LocalityState s;
+  return s;
+}
+
+std::string shape_key(const Launch& L) {
+  std::ostringstream k;
+  k << L.spec.dims << ':' << L.dim;
+  for (unsigned d = 0; d < L.spec.dims; ++d) k << ':' << L.spec.global[d] << '/' << L.spec.local[d] << '+' << L.spec.offset[d];
+  return k.str();
+}
+
+std::string rate_key(const Launch& L) { return L.kernel->name + '@' + shape_key(L); }
+
+bool enabled(const Launch& L) {
+  return runtime().controls.owner_computes && L.compiled && L.regions_known() && !L.merge_predicted &&
+         !runtime().controls.merge_all;
+}
+
+// The bytes of `r` device d lacks (a device never used holds only the
+// undefined bytes, which never move).
+std::vector<Range> lacking(const BufferStore& s, unsigned d, Range r) {
+  const IntervalSet& valid = d < s.dev_valid.size() ? s.dev_valid[d] : s.undefined;
+  return valid.missing(r);
+}
+
+std::vector<sched::Chunk> chunks_of(const std::vector<int>& owner) {
+  std::vector<sched::Chunk> out;
+  for (uint64_t g = 0; g < owner.size();) {
+    uint64_t e = g;
+    while (e < owner.size() && owner[e] == owner[g]) ++e;
+    out.push_back({unsigned(owner[g]), g, e - g});
+    g = e;
+  }
+  return out;
+}
+
+std::vector<uint64_t> groups_per_device(const std::vector<sched::Chunk>& chunks, unsigned n) {
+  std::vector<uint64_t> g(n, 0);
+  for (const sched::Chunk& c : chunks)
+    if (c.device < n) g[c.device] += c.group_count;
+  return g;
+}
+
+}  // namespace
+
+StagingEstimate staging_bytes(const Launch& L, const std::vector<sched::Chunk>& chunks) {
+  // Per root store and device: every byte a chunk reads or writes.
+  std::map<std::pair<BufferStore*, unsigned>, IntervalSet> needed;
+  for (const sched::Chunk& c : chunks)
+    for (const BufferArg& b : L.buffers) {
+      IntervalSet& set = needed[{b.mem->store.get(), c.device}];
+      for (bool write : {false, true}) {
+        if (write ? !b.writes : !b.reads) continue;
+        if (auto bytes = L.slice_bytes(b, c, write))
+          for (const Range& r : bytes->ranges()) set.add(r);
+        else
+          set.add(root_range(b.mem, 0, b.mem->size));
+      }
+    }
+  StagingEstimate e;
+  for (const auto& [where, set] : needed) {
+    const BufferStore& s = *where.first;
+    for (const Range& r : set.ranges())
+      for (const Range& m : lacking(s, where.second, r)) {
+        e.to_device += m.size();
+        for (const Range& h : s.host_valid.missing(m)) e.to_host += h.size();
+      }
+  }
+  return e;
+}
+
+std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
+                                                              const std::vector<sched::Chunk>& planned,
+                                                              std::string* why) {
+  if (!enabled(L)) return std::nullopt;
+  LocalityState& st = state();
+  auto shape = st.shapes.find(shape_key(L));
+  if (shape == st.shapes.end() || shape->second.owner.size() != L.total_groups) return std::nullopt;
+  const unsigned n = static_cast<unsigned>(runtime().devices.size());
+  std::vector<sched::Chunk> recorded = chunks_of(shape->second.owner);
+  std::vector<uint64_t> plan_groups = groups_per_device(planned, n), kept_groups = groups_per_device(recorded, n);
+  if (plan_groups == kept_groups) {
+    // Same shares: the recorded positions move nothing the plan would not.
+    *why = "kept the partition of the last launch of this shape (same shares)";
+    return recorded;
+  }
+  auto rates = st.seconds_per_group.find(rate_key(L));
+  if (rates == st.seconds_per_group.end()) return std::nullopt;
+  auto kernel_seconds = [&](const std::vector<uint64_t>& groups) {
+    double worst = 0;
+    for (unsigned d = 0; d < n; ++d)
+      if (groups[d]) worst = std::max(worst, rates->second[d] * double(groups[d]));
+    return worst;
+  };
+  // Both sides need a measured rate on every device they use (a plan that
+  // leaves out a device of the record, or adds one, is compared too: what
+  // it moves is counted the same way).
+  for (unsigned d = 0; d < n; ++d)
+    if ((plan_groups[d] || kept_groups[d]) && !(d < rates->second.size() && rates->second[d] > 0))
+      return std::nullopt;
+  // What the plan moves beyond the kept partition: the groups it gives to
+  // another device than the one that ran them last (evaluating only those
+  // keeps this cheap: a few border strips, not every slice).
+  const std::vector<int>& owner = shape->second.owner;
+  std::vector<sched::Chunk> moved;
+  for (const sched::Chunk& c : planned)
+    for (uint64_t g = c.first_group; g < c.first_group + c.group_count;) {
+      uint64_t e = g;
+      while (e < c.first_group + c.group_count && (owner[e] == int(c.device)) == (owner[g] == int(c.device))) ++e;
+      if (owner[g] != int(c.device)) moved.push_back({c.device, g, e - g});
+      g = e;
+    }
+  const StagingEstimate bytes = staging_bytes(L, moved);
+  const double extra = double(bytes.to_device + bytes.to_host) / st.copy_rate;
+  const double plan_kernel = kernel_seconds(plan_groups), kept_kernel = kernel_seconds(kept_groups);
+  const double gain = kept_kernel - plan_kernel;
+  std::ostringstream text;
+  text.precision(3);
+  text << "plan: kernel " << plan_kernel * 1e3 << " ms, moves " << (bytes.to_device + bytes.to_host)
+       << " B more (" << extra * 1e3 << " ms); kept partition: kernel " << kept_kernel * 1e3 << " ms";
+  const bool plan_better = extra <= 0 || (gain * kPaybackLaunches > extra && gain > kMinGain * kept_kernel);
+  bool& before = st.plan_won_before[rate_key(L)];
+  const bool plan_wins = extra <= 0 || (plan_better && before);
+  before = plan_better;
+  *why = text.str() + (plan_wins ? " -> plan" : plan_better ? " -> kept partition (plan better once)" : " -> kept partition");
+  if (plan_wins) return std::nullopt;
+  return recorded;
+}
+
+void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timings, uint64_t bytes_moved,
+                  double staging_seconds) {
+  if (!enabled(L)) return;
+  LocalityState& st = state();
+  const unsigned n = static_cast<unsigned>(runtime().devices.size());
+  ShapeState& shape = st.shapes[shape_key(L)];
+  shape.owner.assign(L.total_groups, -1);
+  std::vector<double> seconds(n, 0);
+  std::vector<uint64_t> groups(n, 0);
+  for (const sched::ChunkTiming& t : timings) {
+    const sched::Chunk& c = t.chunk;
+    for (uint64_t g = c.first_group; g < c.first_group + c.group_count && g < L.total_groups; ++g)
+      shape.owner[g] = int(c.device);
+    if (c.device < n) seconds[c.device] += t.seconds, groups[c.device] += c.group_count;
+  }
+  // An incomplete record (a chunk missing) is no partition to keep.
+  if (std::find(shape.owner.begin(), shape.owner.end(), -1) != shape.owner.end()) {
+    st.shapes.erase(shape_key(L));
+  } else if (std::vector<sched::Chunk> runs = chunks_of(shape.owner);
+             runs.size() > size_t(std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }))) {
+    // Fragments (steals across a device, packages dealt in turn): each
+    // border is a halo at every launch. The next launch gets one block per
+    // device, in device order, of the sizes they ran: what moves once to
+    // get there stays put afterwards.
+    uint64_t g = 0;
+    for (unsigned d = 0; d < n; ++d)
+      for (uint64_t i = 0; i < groups[d]; ++i) shape.owner[g++] = int(d);
+  }
+  std::vector<double>& rates = st.seconds_per_group[rate_key(L)];
+  rates.resize(n, 0);
+  for (unsigned d = 0; d < n; ++d) {
+    if (!groups[d] || seconds[d] <= 0) continue;
+    const double r = seconds[d] / double(groups[d]);
+    rates[d] = rates[d] > 0 ? 0.5 * rates[d] + 0.5 * r : r;
+  }
+  // Small transfers measure launch overheads, not the copy rate.
+  if (bytes_moved >= (256u << 10) && staging_seconds > 0)
+    st.copy_rate = 0.5 * st.copy_rate + 0.5 * double(bytes_moved) / staging_seconds;
+}
+
+OwnerPlacement::OwnerPlacement(const Launch& L, unsigned devices) : launch_(&L), devices_(devices) {
+  remaining_ = L.total_groups;
+  if (!enabled(L)) return;
+  auto it = state().shapes.find(shape_key(L));
+  if (it != state().shapes.end() && it->second.owner.size() == L.total_groups) {
+    owner_ = it->second.owner;
+    for (int& o : owner_)
+      if (o >= int(devices)) o = -1;
+  } else {
+    // First launch of the shape: equal contiguous blocks, so that packages
+    // dealt in NDRange order do not interleave the devices from the start
+    // (their borders would stay, each one a halo at every launch).
+    owner_.resize(L.total_groups);
+    for (uint64_t g = 0; g < L.total_groups; ++g) owner_[g] = int(g * devices / L.total_groups);
+  }
+  placed_.assign(owner_.size(), false);
+  for (int o : owner_) top_owner_ = std::max(top_owner_, o);
+  active_ = true;
+}
+
+std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size, bool may_decline) {
+  if (!remaining_ || !active_) return std::nullopt;
+  size = std::max<uint64_t>(1, size);
+  const int64_t n = int64_t(owner_.size());
+  // Each owner consumes its groups from one end (the highest-numbered owner
+  // from the top, the others from the bottom); other devices take from the
+  // opposite end, so what remains of an owner's groups stays together and a
+  // steal moves a partition boundary rather than cutting a hole.
+  auto from_top = [&](int who) { return who == top_owner_; };
+  // The run `who` would give from one end; `commit` marks it placed.
+  auto find = [&](int who, bool downward) -> std::optional<sched::Chunk> {
+    int64_t g = downward ? n - 1 : 0;
+    const int64_t step = downward ? -1 : 1;
+    while (g >= 0 && g < n && (placed_[g] || owner_[g] != who)) g += step;
+    if (g < 0 || g >= n) return std::nullopt;
+    int64_t e = g;
+    uint64_t count = 0;
+    while (e >= 0 && e < n && !placed_[e] && owner_[e] == who && count < size) e += step, ++count;
+    const uint64_t first = downward ? uint64_t(e + 1) : uint64_t(g);
+    return sched::Chunk{device, first, count};
+  };
+  auto commit = [&](const sched::Chunk& c) {
+    for (uint64_t g = c.first_group; g < c.first_group + c.group_count; ++g) placed_[g] = true;
+    remaining_ -= c.group_count;
+    return c;
+  };
+  if (auto c = find(int(device), from_top(int(device)))) return commit(*c);
+  if (auto c = find(-1, false)) return commit(*c);
+  // Steal: from the end of another device's remaining groups nearest to
+  // this device's own groups (a neighbour's border: the partition border
+  // moves, no hole is cut); ties go to the device with the most left.
+  std::vector<uint64_t> left(devices_, 0);
+  std::vector<int64_t> lo(devices_, n), hi(devices_, -1);
+  int64_t mine_lo = n, mine_hi = -1;
+  for (int64_t g = 0; g < n; ++g) {
+    if (owner_[g] == int(device)) mine_lo = std::min(mine_lo, g), mine_hi = std::max(mine_hi, g);
+    if (placed_[g] || owner_[g] < 0) continue;
+    ++left[owner_[g]];
+    lo[owner_[g]] = std::min(lo[owner_[g]], g);
+    hi[owner_[g]] = std::max(hi[owner_[g]], g);
+  }
+  if (mine_hi < 0) mine_lo = mine_hi = n / 2;
+  auto distance = [&](int64_t g) { return std::min(std::llabs(g - mine_lo), std::llabs(g - mine_hi)); };
+  int victim = -1;
+  bool downward = false;
+  int64_t best = 0;
+  for (unsigned v = 0; v < devices_; ++v) {
+    if (!left[v]) continue;
+    for (bool down : {false, true}) {
+      const int64_t dist = distance(down ? hi[v] : lo[v]);
+      if (victim < 0 || dist < best || (dist == best && left[v] > left[unsigned(victim)]))
+        victim = int(v), downward = down, best = dist;
+    }
+  }
+  if (victim < 0) return std::nullopt;
+  std::optional<sched::Chunk> c = find(victim, downward);
+  if (!c) return std::nullopt;
+  if (may_decline) {
+    LocalityState& st = state();
+    auto rates = st.seconds_per_group.find(rate_key(*launch_));
+    if (rates != st.seconds_per_group.end() && rates->second.size() > std::max<unsigned>(device, victim) &&
+        rates->second[device] > 0 && rates->second[victim] > 0) {
+      const StagingEstimate e = staging_bytes(*launch_, {*c});
+      const double mine = rates->second[device] * double(c->group_count) +
+                          double(e.to_device + e.to_host) / st.copy_rate;
+      const double theirs = rates->second[victim] * double(left[victim]);
+      if (mine >= theirs) return std::nullopt;
+    }
+  }
+  return commit(*c);
+}
+
+}  // namespace libsplit

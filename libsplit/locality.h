@@ -1,0 +1,79 @@
+// Owner computes: a split launch's slices go where their data already is.
+//
+// Every split launch records which device ran each work-group, per launch
+// shape (NDRange, local size, split dimension): the kernels of a time-step
+// cycle sharing buffers (stencil + copy, fdtd's three updates, ping-pong
+// stencils) have one shape, so the last launch of the shape says where the
+// next one's data lives.
+//  - Static splits (one slice per device): the partition recorded for the
+//    shape competes with the scheduler's plan on predicted cost, kernel time
+//    (this kernel's measured time per group on each device) plus the bytes
+//    each device lacks for its slices (read from the buffers' validity,
+//    through the measured host copy rate). The plan wins only when what it
+//    gains in kernel time, over a few launches, pays for what it moves, and
+//    the gain is above the noise, at two launches of the kernel in a row
+//    (launch_split.cpp).
+//  - Chunk schedulers: the scheduler still sizes each package, the position
+//    comes from the recorded owners (OwnerPlacement): a device takes groups
+//    it owned, and an idle device takes the end of another's remaining
+//    groups nearest its own when that beats leaving them to their owner
+//    (launch_dynamic.cpp; packages drained up front, launch_split.cpp), so
+//    rows stay put launch after launch instead of being dealt out in
+//    NDRange order. A fragmented record is stored as one block per device.
+// LIBSPLIT_OWNER_COMPUTES=0 turns both off. Runs under the exec lock.
+#pragma once
+
+#include "launch.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace libsplit {
+
+// What the launch's chunks cost to stage: bytes written to each device and
+// read back to the host first (exact, from regions and validity).
+struct StagingEstimate {
+  uint64_t to_device = 0, to_host = 0;
+};
+StagingEstimate staging_bytes(const Launch& L, const std::vector<sched::Chunk>& chunks);
+
+// Static split: the chunks to run instead of `planned` (one per device, from
+// the scheduler), or nullopt to run the plan. `why` says what was decided.
+std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
+                                                              const std::vector<sched::Chunk>& planned,
+                                                              std::string* why);
+
+// After a split launch: who ran which groups (for the next launch of the
+// shape), the kernel seconds of each chunk (this kernel's rates per device)
+// and the seconds staging took for its bytes (the host copy rate).
+void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timings, uint64_t bytes_moved,
+                  double staging_seconds);
+
+// Chunk schedulers: places the packages of one launch.
+class OwnerPlacement {
+ public:
+  OwnerPlacement(const Launch& L, unsigned devices);
+  // Whether owners are used (else packages keep the plan's positions): from
+  // the shape's last launch, or equal contiguous blocks at its first.
+  bool active() const { return active_; }
+  // A contiguous run of at most `size` groups for device d, or nullopt when
+  // every group is placed. With `may_decline`, a device that has none of its
+  // own groups left takes another's only when that is predicted to finish
+  // sooner than leaving them to their owner (its kernel time plus the bytes
+  // it would move, against the owner's time for what it has left); nullopt
+  // then means this device is done.
+  std::optional<sched::Chunk> place(unsigned device, uint64_t size, bool may_decline = false);
+  uint64_t remaining() const { return remaining_; }
+
+ private:
+  const Launch* launch_ = nullptr;
+  bool active_ = false;
+  std::vector<int> owner_;      // recorded owner per group (-1: none)
+  std::vector<bool> placed_;
+  int top_owner_ = -1;          // the highest-numbered owner: takes its groups from the top
+  uint64_t remaining_ = 0;
+  unsigned devices_ = 0;
+};
+
+}  // namespace libsplit
