@@ -187,7 +187,6 @@ cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsig
 
 cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   Runtime& rt = runtime();
-  const cl_ulong started = now_ns();
   const unsigned ndev = static_cast<unsigned>(rt.devices.size());
   std::vector<std::vector<ChunkRun>> runs = drain(plan, ndev);
   // Owner computes (locality.h): a one-slice-per-device plan may run on the
@@ -323,7 +322,6 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     rt.tracer->span("merge", "transfer", 0, t0, now_ns());
   }
 
-  if (!timings.empty()) timings.front().launch_wall_seconds = (now_ns() - started) * 1e-9;
   rt.scheduler->report(L.key, timings);
   {
     uint64_t bytes = 0;

@@ -622,9 +622,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   const unsigned n = unsigned(devices_.size());
   std::vector<uint64_t> groups(n, 0);
   std::vector<double> kernel(n, 0.0), transfer(n, 0.0), busy(n, 0.0);
-  double wall = 0;
   for (const ChunkTiming& timing : timings) {
-    wall = std::max(wall, timing.launch_wall_seconds);
     const unsigned d = timing.chunk.device;
     if (d >= n) continue;
     groups[d] += timing.chunk.group_count;
@@ -644,9 +642,6 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     fastest = std::min(fastest, busy[d]);
   }
   if (numgroups == 0 || n == 1) return;
-  // What the app waited for: the devices' times, unless they did not
-  // overlap (shared cores) or host work between them took longer.
-  if (used > 1) makespan = std::max(makespan, wall);
   if (state.first_makespan <= 0) state.first_makespan = makespan;
   state.total_makespan += makespan;
 

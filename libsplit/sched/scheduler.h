@@ -47,11 +47,6 @@ struct ChunkTiming {
   Chunk chunk;
   double seconds = 0;            // kernel execution time of the chunk
   double transfer_seconds = 0;   // data movement the chunk needed
-  // Host time the app waited for the whole launch (split launches, on one
-  // timing of the report; 0 = not measured). Device times overlap only if
-  // the devices really run side by side: two PoCL devices sharing a CPU's
-  // cores each took 2.5 ms of an nbody launch that lasted 5.4 ms.
-  double launch_wall_seconds = 0;
 };
 
 // The decision for one launch. Static schedulers hand every device at most
