@@ -195,8 +195,7 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
       ++q->in_flight;
       std::unique_lock exec(runtime().exec_mutex);
       lock.unlock();
-      set_event_status(e, CL_SUBMITTED);
-      set_event_status(e, CL_RUNNING);
+      set_event_status(e, CL_RUNNING);  // passes through CL_SUBMITTED (stamp, callbacks)
       cl_int status = run_command(e, run);
       exec.unlock();
       if (blocking) retain(e);

@@ -133,6 +133,11 @@ cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* st
   return CL_SUCCESS;
 }
 
+bool device_holds(BufferStore& s, unsigned device, Range r) {
+  size_state(s);
+  return s.dev_valid[device].covers(r);
+}
+
 cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats* stats) {
   size_state(s);
   for (const Range& m : s.dev_valid[device].missing(r))

@@ -34,6 +34,8 @@ cl_int write_device_only(BufferStore& s, unsigned device, Range r, const void* s
 // Makes r valid on the device (through the host). Writes are queued on the
 // device's queue, not waited for: later commands on that queue see them.
 cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);
+// True when device holds every byte of r (ensure_device would do nothing).
+bool device_holds(BufferStore& s, unsigned device, Range r);
 // Makes valid on the host the bytes of r the device lacks (so that a later
 // ensure_device only queues writes and never reads from another device).
 cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);

@@ -116,22 +116,22 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status) {
       real().clFinish(dq);
     }
   }
-  auto entry = std::make_shared<PendingCompletion>();
-  entry->queue = q;
-  entry->event = e;
-  entry->status = status;
-  entry->waits = std::move(t_waits);
-  t_waits.clear();
-  const size_t n = entry->waits.size();
-  entry->remaining.store(static_cast<int>(n));
+  const size_t n = t_waits.size();
+  std::shared_ptr<PendingCompletion> entry;
   {
     std::lock_guard lock(q->mutex);
-    if (n == 0 && q->pending.empty()) {
-      entry.reset();
-    } else {
+    // Nothing to wait for and nothing ahead: complete now, with no entry.
+    if (n > 0 || !q->pending.empty()) {
+      entry = std::make_shared<PendingCompletion>();
+      entry->queue = q;
+      entry->event = e;
+      entry->status = status;
+      entry->waits = std::move(t_waits);
+      entry->remaining.store(static_cast<int>(n));
       q->pending.push_back(entry);
     }
   }
+  t_waits.clear();
   if (!entry) {
     set_event_status(e, final_status(status));
     release(e);

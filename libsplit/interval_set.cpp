@@ -5,7 +5,9 @@
 namespace libsplit {
 
 void IntervalSet::add(Range r) {
-  if (r.empty()) return;
+  // Already covered (a launch re-marking what it wrote last time): no node
+  // is erased and re-made.
+  if (r.empty() || covers(r)) return;
   // First range that could touch r: the one starting at or before r.begin.
   auto it = ranges_.upper_bound(r.begin);
   if (it != ranges_.begin() && std::prev(it)->second >= r.begin) --it;
@@ -52,11 +54,13 @@ std::vector<Range> IntervalSet::present(Range r) const {
 
 std::vector<Range> IntervalSet::missing(Range r) const {
   std::vector<Range> out;
-  if (r.empty()) return out;
+  if (r.empty() || covers(r)) return out;
   uint64_t pos = r.begin;
-  for (const Range& p : present(r)) {
-    if (p.begin > pos) out.push_back({pos, p.begin});
-    pos = p.end;
+  auto it = ranges_.upper_bound(r.begin);
+  if (it != ranges_.begin() && std::prev(it)->second > r.begin) --it;
+  for (; it != ranges_.end() && it->first < r.end; ++it) {
+    if (it->first > pos) out.push_back({pos, it->first});
+    pos = std::max(pos, it->second);
   }
   if (pos < r.end) out.push_back({pos, r.end});
   return out;

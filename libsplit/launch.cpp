@@ -97,6 +97,7 @@ void describe(Launch& L) {
     L.nd.local[d] = spec.local[d];
     L.nd.offset[d] = spec.offset[d];
   }
+  L.buffers.reserve(args.size());
   L.scalars.assign(args.size(), std::nullopt);
   L.sizes.assign(args.size(), 0);
   // Images, samplers, pipes and SVM tie the launch to the queue's device.
@@ -184,9 +185,13 @@ void describe(Launch& L) {
 }
 
 cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
-                      const std::vector<ArgValue>& args) {
+                      std::vector<ArgValue>&& args) {
   Runtime& rt = runtime();
-  const cl_ulong t0 = now_ns();
+  // Host times of the stages, for LIBSPLIT_LOG=3 only (a clock read costs
+  // ~50 ns, and a launch is a few us).
+  const bool timed = rt.controls.log >= 3;
+  auto stamp = [timed] { return timed ? now_ns() : cl_ulong(0); };
+  const cl_ulong t0 = stamp();
   prepare_program(k->program, q->home);
   if (k->program->mode == _cl_program::Mode::Failed) return CL_INVALID_PROGRAM_EXECUTABLE;
   deliver_reports();
@@ -194,17 +199,17 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   L.queue = q;
   L.kernel = k;
   L.spec = spec;
-  L.args = args;
+  L.args = std::move(args);
   {
     std::lock_guard lock(k->mutex);
     L.exec_info = k->exec_info;
   }
   L.id = ++rt.launches;
-  const cl_ulong t1 = now_ns();
+  const cl_ulong t1 = stamp();
   describe(L);
-  const cl_ulong t2 = now_ns();
+  const cl_ulong t2 = stamp();
   auto timing = [&](const char* how, cl_ulong t3, cl_ulong t4) {
-    if (rt.controls.log >= 3)
+    if (timed)
       log_line(3, "host time of launch " + std::to_string(L.id) + " (" + how + "): prepare " +
                       std::to_string((t1 - t0) / 1000) + " us, describe " +
                       std::to_string((t2 - t1) / 1000) + " us, plan " + std::to_string((t3 - t2) / 1000) +
@@ -212,7 +217,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   };
   if (!L.split) {
     cl_int err = run_whole(L, q->home, nullptr);
-    timing("whole", t2, now_ns());
+    timing("whole", t2, stamp());
     return err;
   }
 
@@ -221,7 +226,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   std::shared_ptr<StagedProbes> probes;
   if (std::vector<sched::Chunk> wanted = plan->probes(); !wanted.empty())
     probes = stage_probes(L, wanted, plan->probe_staging_room());
-  const cl_ulong t3 = now_ns();
+  const cl_ulong t3 = stamp();
   cl_int err;
   if (std::optional<unsigned> whole = plan->whole_device()) {
     L.why_whole = "scheduler chose device " + std::to_string(*whole);
@@ -233,7 +238,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     err = run_split(L, *plan);
   }
   if (probes) start_probes(L, std::move(probes));
-  timing(plan->whole_device() ? "whole by plan" : "split", t3, now_ns());
+  timing(plan->whole_device() ? "whole by plan" : "split", t3, stamp());
   return err;
 }
 
@@ -405,7 +410,8 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   LaunchSpec spec;
   spec.dims = work_dim;
   Runtime& rt = runtime();
-  const cl_ulong validate_start = now_ns();
+  const bool timed = rt.controls.log >= 3;
+  const cl_ulong validate_start = timed ? now_ns() : 0;
   size_t reqd[3] = {0, 0, 0};
   real().clGetKernelWorkGroupInfo(k->native, q->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
                                   sizeof reqd, reqd, nullptr);
@@ -471,13 +477,16 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
     if (a.kind == ArgValue::Kind::Sampler) hold->add(a.sampler);
   }
   if (any_zero) return enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, ev, false, nullptr);
-  if (rt.controls.log >= 3)
+  if (timed)
     log_line(3, "host time of enqueue validation: " +
                     std::to_string((now_ns() - validate_start) / 1000) + " us");
-  const cl_ulong enqueue_start = now_ns();
+  const cl_ulong enqueue_start = timed ? now_ns() : 0;
   cl_int err = enqueue(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, ev, false,
-                       [=] { return (void)hold, execute_launch(q, k, spec, args); });
-  if (rt.controls.log >= 3)
+                       [=, args = std::move(args)]() mutable {
+                         // Run once: the launch takes the arguments over.
+                         return (void)hold, execute_launch(q, k, spec, std::move(args));
+                       });
+  if (timed)
     log_line(3, "host time of enqueue: " + std::to_string((now_ns() - enqueue_start) / 1000) + " us");
   return err;
 }

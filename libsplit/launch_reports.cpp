@@ -6,6 +6,7 @@
 
 #include "real_api.h"
 
+#include <atomic>
 #include <deque>
 #include <mutex>
 #include <vector>
@@ -21,6 +22,9 @@ struct Posted {
 };
 
 std::mutex g_mutex;
+// Whether posted() may hold something: the launch thread checks it without
+// the lock (most launches find nothing).
+std::atomic<bool> g_any_posted{false};
 std::deque<Posted>& posted() {
   static auto* queue = new std::deque<Posted>;  // outlives exit-time callbacks
   return *queue;
@@ -65,20 +69,27 @@ void watch_whole_launch(const sched::LaunchKey& key, unsigned device, uint64_t g
 void post_report(const sched::LaunchKey& key, std::vector<sched::ChunkTiming> timings) {
   std::lock_guard lock(g_mutex);
   posted().push_back({key, std::move(timings), false});
+  g_any_posted.store(true, std::memory_order_release);
 }
 
 void post_probe_report(const sched::LaunchKey& key, const sched::ChunkTiming& timing) {
   std::lock_guard lock(g_mutex);
   posted().push_back({key, {timing}, true});
+  g_any_posted.store(true, std::memory_order_release);
 }
 
 void deliver_reports() {
+  sched::Scheduler& scheduler = *runtime().scheduler;
+  if (!g_any_posted.load(std::memory_order_acquire)) {
+    if (!g_watched.empty()) harvest_watched(scheduler);
+    return;
+  }
   std::deque<Posted> due;
   {
     std::lock_guard lock(g_mutex);
     due.swap(posted());
+    g_any_posted.store(false, std::memory_order_relaxed);
   }
-  sched::Scheduler& scheduler = *runtime().scheduler;
   harvest_watched(scheduler);
   for (Posted& p : due) {
     if (p.probe) scheduler.report_probe(p.key, p.timings.front());

@@ -193,7 +193,8 @@ struct _cl_program {
   // A background job not started yet (program_prep.cpp): the app's own
   // builds already serve its devices; it starts once the program's launches
   // have gone on for LIBSPLIT_PREPARE_AFTER_MS. Under prep_mutex.
-  bool prep_deferred = false;
+  // Atomic: every launch reads it without the lock (maybe_start_deferred).
+  std::atomic<bool> prep_deferred{false};
   unsigned long long first_launch_ns = 0;
   std::vector<cl_program> deferred_ready;  // the job's `ready`, one reference each
   unsigned prep_generation = 0;          // a rebuild makes an older job's result stale
@@ -316,6 +317,8 @@ bool is_live_sampler(const void* p);
 
 // Host clock in nanoseconds (profiling times of our events).
 cl_ulong now_ns();
+// Monotonic, in steps of a few ms; for thresholds checked at every launch.
+cl_ulong now_coarse_ns();
 
 // Writes an info answer following the clGet*Info rules.
 cl_int set_info(size_t size, void* value, size_t* size_ret, const void* data, size_t n);

@@ -512,10 +512,13 @@ void start_job(cl_program p, unsigned generation, std::vector<cl_program> ready)
 void maybe_start_deferred(cl_program p) {
   std::vector<cl_program> ready;
   unsigned generation;
+  if (!p->prep_deferred.load(std::memory_order_relaxed)) return;
   {
     std::lock_guard lock(p->prep_mutex);
     if (!p->prep_deferred) return;
-    const cl_ulong now = now_ns();
+    // A coarse clock (ms steps, a fraction of a fine read's cost): this runs
+    // at every launch and compares with a threshold of LIBSPLIT_PREPARE_AFTER_MS.
+    const cl_ulong now = now_coarse_ns();
     if (p->first_launch_ns == 0) p->first_launch_ns = now;
     if (now - p->first_launch_ns < cl_ulong(runtime().controls.prepare_after_ms) * 1000000) return;
     p->prep_deferred = false;
