@@ -392,6 +392,28 @@ double event_seconds(cl_event e, cl_ulong* start, cl_ulong* end) {
   return t > s ? (t - s) * 1e-9 : 0;
 }
 
+namespace {
+
+_cl_kernel::WorkGroupLimits work_group_limits(cl_kernel k, cl_device_id device) {
+  {
+    std::lock_guard lock(k->mutex);
+    if (k->wg_limits.device == device) return k->wg_limits;
+  }
+  _cl_kernel::WorkGroupLimits limits;
+  limits.device = device;
+  real().clGetKernelWorkGroupInfo(k->native, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                  sizeof limits.required, limits.required, nullptr);
+  size_t max = 0;
+  if (real().clGetKernelWorkGroupInfo(k->native, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max,
+                                      nullptr) == CL_SUCCESS)
+    limits.max = max;
+  std::lock_guard lock(k->mutex);
+  k->wg_limits = limits;
+  return limits;
+}
+
+}  // namespace
+
 namespace api {
 
 cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
@@ -412,14 +434,10 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   Runtime& rt = runtime();
   const bool timed = rt.controls.log >= 3;
   const cl_ulong validate_start = timed ? now_ns() : 0;
-  size_t reqd[3] = {0, 0, 0};
-  real().clGetKernelWorkGroupInfo(k->native, q->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
-                                  sizeof reqd, reqd, nullptr);
+  const _cl_kernel::WorkGroupLimits limits = work_group_limits(k, q->device);
+  const size_t* reqd = limits.required;
   size_t max_wg = rt.min_max_work_group_size();
-  size_t kernel_wg = 0;
-  if (real().clGetKernelWorkGroupInfo(k->native, q->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                      sizeof kernel_wg, &kernel_wg, nullptr) == CL_SUCCESS)
-    max_wg = std::min(max_wg, kernel_wg);
+  if (limits.max) max_wg = std::min(max_wg, limits.max);
   bool any_zero = false;
   for (unsigned d = 0; d < work_dim; ++d) {
     spec.global[d] = global_size[d];

@@ -234,6 +234,14 @@ struct _cl_kernel {
     libsplit::SplitChoice choice;
   };
   std::optional<SplitMemo> split_memo;  // under mutex
+  // The native kernel's work-group limits on the device last asked: launch
+  // validation needs them every launch, and each query took ~1 us on NVIDIA.
+  struct WorkGroupLimits {
+    cl_device_id device = nullptr;
+    size_t required[3] = {0, 0, 0};  // CL_KERNEL_COMPILE_WORK_GROUP_SIZE
+    size_t max = 0;                  // CL_KERNEL_WORK_GROUP_SIZE, 0 if unknown
+  };
+  WorkGroupLimits wg_limits;  // under mutex
 };
 
 // A sampler: the native one on the app's context (validation, queries, the
