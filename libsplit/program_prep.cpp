@@ -141,9 +141,12 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
     cl_int err = CL_SUCCESS;
     cl_program prog = nullptr;
     std::string key;
+    const cl_ulong slot_start = now_ns();
     if (source) {
       key = device_binary_key(*source, options, ids);
       if (cl_program cached = from_device_binaries(s, ids, key, options)) {
+        log_line(2, "preparation: platform slot " + std::to_string(s) + " from cached binaries in " +
+                        std::to_string((now_ns() - slot_start) / 1000000) + " ms");
         out.programs[s] = cached;
         if (built) built(s, cached);
         continue;
@@ -182,6 +185,8 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
       out.all = false;
       continue;
     }
+    log_line(2, "preparation: platform slot " + std::to_string(s) + " built in " +
+                    std::to_string((now_ns() - slot_start) / 1000000) + " ms");
     if (source) store_device_binaries(key, prog, ids.size());
     out.programs[s] = prog;
     if (built) built(s, prog);
@@ -290,7 +295,9 @@ std::optional<PreparedProgram> prepare_source(cl_program p, const std::string& s
     std::string listed;
     for (const auto& set : sets) listed += (listed.empty() ? "" : " | ") + set;
     log_line(2, "libsplit-cc device macro sets (options '" + options + "'): " + listed);
+    const cl_ulong cc_start = now_ns();
     CcResult r = g_exiting ? CcResult{} : run_cc(cc, source, options, sets);
+    log_line(2, "preparation: libsplit-cc ran " + std::to_string((now_ns() - cc_start) / 1000000) + " ms");
     if (g_exiting) {
       *why = "the app ended";
       out.mode = Mode::Failed;
