@@ -58,26 +58,26 @@ cl_command_queue probe_queue(unsigned device) {
   return d.probe_queue;
 }
 
-// Host copy rate of probe staging (bytes per second), measured; the first
-// estimate is deliberately low (fresh pages fault in as they are copied).
-std::atomic<double> staging_rate{2e9};
+// A copy rate in bytes per second, smoothed over the copies large enough to
+// time (1 MB and up), starting from a deliberately low estimate.
+class MeasuredRate {
+ public:
+  explicit MeasuredRate(double initial) : rate_(initial) {}
+  void record(size_t bytes, double seconds) {
+    if (bytes < (1u << 20) || seconds <= 0) return;
+    rate_.store(0.5 * rate_.load() + 0.5 * double(bytes) / seconds);
+  }
+  double get() const { return rate_.load(); }
 
-void record_staging_rate(size_t bytes, double seconds) {
-  if (bytes < (1u << 20) || seconds <= 0) return;  // too small to time
-  const double measured = double(bytes) / seconds;
-  staging_rate.store(0.5 * staging_rate.load() + 0.5 * measured);
-}
+ private:
+  std::atomic<double> rate_;
+};
 
-// Read-back rate from the devices (bytes per second), measured, and the
-// fixed cost of one blocking read; the first estimate is pessimistic.
-std::atomic<double> read_back_rate{1e9};
+// Host copies of probe staging (fresh pages fault in as they are copied),
+// and blocking reads back from the devices, with the fixed cost of one.
+MeasuredRate staging_rate{2e9};
+MeasuredRate read_back_rate{1e9};
 constexpr double kReadBackLatency = 100e-6;
-
-void record_read_back_rate(size_t bytes, double seconds) {
-  if (bytes < (1u << 20) || seconds <= 0) return;
-  const double measured = double(bytes) / seconds;
-  read_back_rate.store(0.5 * read_back_rate.load() + 0.5 * measured);
-}
 
 // Copies the inputs of chunk c on the host when that is estimated to cost at
 // most `room` seconds (*cost = the estimate); false when it cannot be probed.
@@ -103,7 +103,7 @@ bool stage(const Launch& L, const sched::Chunk& c, double room, StagedProbe& pro
   // row-major matrix spans the whole matrix): decide before copying. Bytes
   // only a device holds are read back first, a blocking read that also
   // waits for the work queued there (on the H100 node 1.3 MB cost 1-2 ms).
-  *cost = double(total) / staging_rate.load() + double(on_devices) / read_back_rate.load() +
+  *cost = double(total) / staging_rate.get() + double(on_devices) / read_back_rate.get() +
           double(reads) * kReadBackLatency;
   if (*cost > room) return false;
   const cl_ulong t_read = now_ns();
@@ -111,7 +111,7 @@ bool stage(const Launch& L, const sched::Chunk& c, double room, StagedProbe& pro
     for (const Range& r : set.ranges())
       if (ensure_host(*s, r) != CL_SUCCESS) return false;
   const cl_ulong t_copy = now_ns();
-  if (on_devices > 0) record_read_back_rate(on_devices, (t_copy - t_read) * 1e-9);
+  if (on_devices > 0) read_back_rate.record(on_devices, (t_copy - t_read) * 1e-9);
   for (const BufferArg& b : L.buffers) {
     BufferStore* s = b.mem->store.get();
     cl_mem m = scratch_buffer(*s, c.device);
@@ -127,7 +127,7 @@ bool stage(const Launch& L, const sched::Chunk& c, double room, StagedProbe& pro
       at += r.size();
     }
   probe.staging_seconds = (now_ns() - t0) * 1e-9;
-  record_staging_rate(total, (now_ns() - t_copy) * 1e-9);
+  staging_rate.record(total, (now_ns() - t_copy) * 1e-9);
   return true;
 }
 

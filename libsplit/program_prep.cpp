@@ -469,14 +469,17 @@ namespace {
 
 // The background job: builds the originals still missing, then the
 // partition-ready program; `ready` slots (one reference each, released here)
-// are built already.
-void start_job(cl_program p, unsigned generation, std::vector<cl_program> ready) {
+// are built already. With `originals_only` it stops after the originals and
+// leaves the rest deferred (maybe_start_deferred).
+void start_job(cl_program p, unsigned generation, std::vector<cl_program> ready,
+               bool originals_only = false) {
   {
     std::lock_guard lock(g_jobs_mutex);
     ++g_jobs;
   }
   retain(p);
-  std::thread([p, generation, source = p->source, options = p->options, ready = std::move(ready)]() mutable {
+  std::thread([p, generation, originals_only, source = p->source, options = p->options,
+               ready = std::move(ready)]() mutable {
     const cl_ulong t0 = now_ns();
     // Each slot's original is published as soon as it is built: the first
     // launches need only the app's device's. Other platforms get none: their
@@ -496,9 +499,31 @@ void start_job(cl_program p, unsigned generation, std::vector<cl_program> ready)
     release_all(ready);
     log_line(2, "preparation: original source built in " + ms_since(t0));
     bool current;
+    // A failed original goes on to the full preparation, whose answer the
+    // waiting launches need.
+    const bool defer = originals_only && originals.all && !g_exiting;
     {
       std::lock_guard lock(p->prep_mutex);
       current = generation == p->prep_generation;
+      if (current && defer) {
+        // The originals serve the first launches; the rest waits until the
+        // program's launches prove long enough to be worth it.
+        release_all(p->deferred_ready);
+        p->deferred_ready.swap(originals.programs);
+        p->first_launch_ns = 0;
+        p->prep_deferred = true;
+      }
+    }
+    if (defer) {
+      release_all(originals.programs);
+      p->prep_cv.notify_all();
+      release(p);
+      {
+        std::lock_guard lock(g_jobs_mutex);
+        --g_jobs;
+      }
+      g_jobs_cv.notify_all();
+      return;
     }
     auto prepared = std::make_shared<PreparedProgram>();
     if (current && !g_exiting) {
@@ -599,7 +624,11 @@ void start_preparation(cl_program p) {
     p->first_launch_ns = 0;
     return;
   }
-  start_job(p, generation, std::move(ready));
+  // Otherwise (libsplit's context of the app's platform holds more devices
+  // than the app's, e.g. a second GPU) the originals are built at once, and
+  // the rest is deferred the same way: on 2 H200 a run of 100 ms of launches
+  // waited 91 ms at exit for a preparation it never used.
+  start_job(p, generation, std::move(ready), /*originals_only=*/rt.controls.prepare_after_ms > 0);
 }
 
 void prepare_program(cl_program p, unsigned home) {
