@@ -137,6 +137,14 @@ CcResult run_cc(const std::string& cc, const std::string& source, const std::str
     r.error = "libsplit-cc failed: " + diagnostics.substr(0, 400);
   } else {
     r.partition_ready = read_file(dir + "/partition-ready.cl", &ok1);
+    // Its #line directives name the input file, which lives in this run's
+    // temporary directory: named plainly, the same program gives the same
+    // text in every process, so the drivers' caches and libsplit's cached
+    // device binaries (keyed by the text) find it again.
+    const std::string temp_name = input, plain_name = "input.cl";
+    for (size_t at = r.partition_ready.find(temp_name); at != std::string::npos;
+         at = r.partition_ready.find(temp_name, at + plain_name.size()))
+      r.partition_ready.replace(at, temp_name.size(), plain_name);
     r.summary_json = read_file(dir + "/summary.json", &ok2);
     r.ok = ok1 && ok2;
     if (!r.ok) r.error = "libsplit-cc wrote no output";

@@ -75,6 +75,11 @@ Runtime* create_runtime() {
     info.clock_mhz = device_value<cl_uint>(d.id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
     infos.push_back(info);
   }
+  for (size_t i = 0; i < infos.size(); ++i)
+    for (size_t j = 0; j < infos.size(); ++j)
+      if (i != j && infos[i].name == infos[j].name && infos[i].compute_units == infos[j].compute_units &&
+          infos[i].clock_mhz == infos[j].clock_mhz)
+        rt->devices[i].has_twin = true;
   std::string error;
   rt->scheduler = sched::make_scheduler(rt->controls.scheduler, infos, &error);
   if (!rt->scheduler) {

@@ -28,6 +28,9 @@ struct Device {
   size_t max_work_item_sizes[3] = {0, 0, 0};
   cl_ulong local_mem = 0, max_alloc = 0, global_mem = 0, max_constant = 0;
   cl_uint base_addr_align = 0;
+  // Another device of libsplit's has the same name, compute units and
+  // clock: an even split with it is a safe first guess (a second GPU).
+  bool has_twin = false;
 };
 
 class Tracer;

@@ -426,6 +426,28 @@ TEST(Preload, PreparationStartsOnlyForLongRuns) {
   EXPECT_NE(long_run.err.find("partition-ready program ready"), std::string::npos) << long_run.err;
 }
 
+// The partition-ready text is the same in every process (libsplit-cc's
+// input lives in a fresh temporary directory each time, and its #line
+// directives used to name it): a second run builds every platform slot from
+// the device binaries the first one cached, none from source.
+TEST(Preload, SecondRunBuildsThePartitionReadyProgramFromCachedBinaries) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  Env env = base_env(kTwoDevices);
+  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
+  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  env["LIBSPLIT_LOG"] = "2";
+  env["LIBSPLIT_SYNC_PREPARE"] = "1";
+  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/binaries_second_run";
+  auto first = run_child({RT_APP, "vecadd"}, env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("built in"), std::string::npos) << first.err;
+  auto second = run_child({RT_APP, "vecadd"}, env);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(first.out, second.out);
+  EXPECT_NE(second.err.find("from cached binaries"), std::string::npos) << second.err;
+  EXPECT_EQ(second.err.find("built in"), std::string::npos) << second.err;
+}
+
 // The hidden-load test: with the default scheduler, the device that takes
 // the most work is made 4x slower half-way (LIBSPLIT_INJECT_SLOWDOWN: the
 // launch really waits); from the third launch after the step on, its share
