@@ -59,6 +59,7 @@ struct NoRegretScheduler::DeviceState {
   bool stored_measured = false;  // ... and it was measured
   bool staging_seen = false;     // a probe reported its staging (maybe 0)
   bool twin = false;          // identical to home
+  long split_launches = 0;    // split launches it took part in (this key)
   // Measured whole-launch seconds (smoothed; 0 = none, or stale after a
   // jump of the device's times): what a split competes against.
   double whole_seconds = 0;
@@ -630,6 +631,23 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     transfer[d] += timing.transfer_seconds;
     busy[d] += timing.seconds + timing.transfer_seconds;
   }
+  unsigned devices_used = 0;
+  for (unsigned d = 0; d < n; ++d) devices_used += groups[d] > 0;
+  // A device's first split launch stages what it will keep (inputs nobody
+  // rewrites: matmul's B, 131 MB through the host on 2 H200, 20 ms next to
+  // a 10 ms slice): judged with it, the split lost to whole, went back for
+  // three launches and restarted unbalanced. That transfer is charged to
+  // exploration; the split and the transfer model are judged from the next
+  // launch on, whose transfers recur (one more split launch where they do).
+  double first_staging = 0;
+  if (devices_used > 1)
+    for (unsigned d = 0; d < n; ++d)
+      if (groups[d] > 0 && state.devices[d].split_launches++ == 0 && transfer[d] > 0) {
+        first_staging = std::max(first_staging, transfer[d]);
+        busy[d] -= transfer[d];
+        transfer[d] = 0;
+      }
+  state.spent += first_staging;
   uint64_t numgroups = 0;
   unsigned used = 0, only = 0;
   double makespan = 0, fastest = INFINITY;

@@ -234,6 +234,46 @@ TEST(NoRegret, AnIdenticalDeviceIsNeverChosenForAWholeLaunch) {
   }
 }
 
+// Twins split matmul evenly from the first launch; the second device's
+// first slice stages an input it keeps (2x the slice's kernel time, as on
+// 2 H200: 20 ms of staging next to a 10 ms slice). The split must go on at
+// once; only a transfer that recurs at the next split launch sends the key
+// back to whole.
+TEST(NoRegret, FirstSplitStagingOfKeptInputsDoesNotEndTheSplit) {
+  for (bool recurs : {false, true}) {
+    SCOPED_TRACE(recurs ? "staging recurs" : "staging once");
+    std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", devices);
+    ASSERT_TRUE(s);
+    LaunchKey key;
+    key.kernel = "matmul";
+    key.global[0] = 256 * 16;
+    key.local[0] = 16;
+    key.home = 0;
+    const uint64_t groups = 256;
+    std::vector<bool> split_at;
+    for (int launch = 0; launch < 4; ++launch) {
+      std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
+      std::vector<Chunk> chunks;
+      for (unsigned d = 0; d < 2; ++d)
+        while (std::optional<Chunk> c = plan->next(d)) chunks.push_back(*c);
+      split_at.push_back(chunks.size() > 1);
+      std::vector<ChunkTiming> timings;
+      for (const Chunk& c : chunks) {
+        const double kernel = 21e-3 * double(c.group_count) / double(groups);
+        const bool first_split_launch = launch == 0 || recurs;
+        const double staging = c.device == 1 && chunks.size() > 1 && first_split_launch ? 20e-3 : 10e-6;
+        timings.push_back({c, kernel, staging});
+      }
+      s->report(key, timings);
+    }
+    ASSERT_TRUE(split_at[0]) << "twins split from the first launch";
+    EXPECT_TRUE(split_at[1]);
+    if (recurs) EXPECT_FALSE(split_at[2]) << "a transfer that recurs makes the split lose";
+    else EXPECT_TRUE(split_at[2] && split_at[3]);
+  }
+}
+
 TEST(NoRegret, ExplorationBudgetIsObservable) {
   Model model = model_named("ratio-3");
   NoRegretScheduler s(device_infos(model), SchedulerOptions{});
