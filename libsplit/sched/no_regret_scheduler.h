@@ -63,6 +63,10 @@ struct NoRegretPolicy {
   // A settled whole launch (its device's noise known, no probe out) is
   // measured only every kMeasureEvery launches.
   static constexpr long kMeasureEvery = 8;
+  // A device's first split launch is judged without its transfer when the
+  // split's gain over whole pays it back within this many launches (or as
+  // many as the key has run, if more): it staged inputs the device keeps.
+  static constexpr double kStagingPaybackLaunches = 4;
 };
 
 class NoRegretScheduler final : public Scheduler {
