@@ -159,6 +159,11 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   return recorded;
 }
 
+double staging_seconds(const Launch& L, const std::vector<sched::Chunk>& chunks) {
+  const StagingEstimate bytes = staging_bytes(L, chunks);
+  return double(bytes.to_device + bytes.to_host) / state().copy_rate;
+}
+
 void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timings, uint64_t bytes_moved,
                   double staging_seconds) {
   if (!enabled(L)) return;

@@ -85,6 +85,7 @@ struct NoRegretScheduler::KeyState {
   long split_blocked_until = 0;
   unsigned split_failures = 0;
   bool trusted_split = false;  // twins or a verified warm start
+  bool twins_tried = false;    // the even split with twins was planned
   // Cliff guard.
   std::vector<double> previous_x;
   double previous_makespan = 0;
@@ -356,19 +357,21 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
     groups[0] = numgroups;
     return std::make_unique<StaticPlan>(groups, std::vector<double>(n, 0.0), 0u);
   }
+  std::vector<double> twin_shares(n, 0.0);
+  unsigned twins = 0;
+  for (unsigned d = 0; d < n; ++d)
+    if (d == state.home || state.devices[d].twin) twin_shares[d] = 1, ++twins;
   if (!state.split && !home.kernel.known()) {
-    // First launch: home alone, or evenly with devices identical to it.
-    std::vector<double> shares(n, 0.0);
-    unsigned twins = 0;
-    for (unsigned d = 0; d < n; ++d)
-      if (d == state.home || state.devices[d].twin) shares[d] = 1, ++twins;
-    if (twins > 1) {
-      state.trusted_split = true;
-      finish_split_plan(state, round_to_groups(shares, numgroups), numgroups);
-    } else {
-      state.split = false;
-      state.whole_device = state.home;
-    }
+    // First launch: home alone, measured: what any split must beat, and
+    // what tells the runtime whether a split's data movement pays back.
+    state.split = false;
+    state.whole_device = state.home;
+  } else if (!state.split && twins > 1 && !state.twins_tried && launch >= state.split_blocked_until) {
+    // Then evenly with devices identical to home (a safe prior for the
+    // kernel; the runtime checks what moving the data costs).
+    state.twins_tried = true;
+    state.trusted_split = true;
+    finish_split_plan(state, round_to_groups(twin_shares, numgroups), numgroups);
   } else if (!state.split && launch >= state.split_blocked_until &&
              (explore_budget_ <= 0 ||
               state.spent + std::max(0.0, state.split_regret) < allowed_budget(state))) {
@@ -401,7 +404,17 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
     groups[*whole] = numgroups;
     predicted[*whole] = state.devices[*whole].kernel.predict(numgroups);
   }
+  double split_makespan = 0;
+  for (double p : predicted) split_makespan = std::max(split_makespan, p);
   auto plan = std::make_unique<StaticPlan>(groups, std::move(predicted), whole);
+  if (!whole) {
+    // One-off data movement this split may cost: what it gains over whole
+    // in as many launches as the key has run (at least a few).
+    const double whole_seconds = best_whole(state, numgroups).second;
+    const double payback = std::max(P::kStagingPaybackLaunches, double(launch));
+    if (whole_seconds > 0 && split_makespan > 0)
+      plan->set_staging_allowance(payback * std::max(0.0, whole_seconds - split_makespan));
+  }
 
   // Probes: every other device without real work and without a probe out,
   // when its back-off allows and the budget has room.
@@ -484,6 +497,20 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
   plan->set_probes(std::move(probes));
   plan->set_budget_spent(budget_spent);
   return plan;
+}
+
+void NoRegretScheduler::block_split(KeyState& state) {
+  state.split = false;
+  state.trusted_split = false;
+  state.split_failures = std::min(state.split_failures + 1, 6u);
+  state.split_blocked_until = state.launches + std::min<long>(long(1) << state.split_failures, P::kBlockMax);
+}
+
+void NoRegretScheduler::split_declined(const LaunchKey& key) {
+  std::lock_guard lock(mutex_);
+  KeyState& state = state_for(key, 0);
+  block_split(state);
+  state.whole_device = state.home;
 }
 
 void NoRegretScheduler::report_probe(const LaunchKey& key, const ChunkTiming& timing) {
@@ -721,12 +748,8 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   state.split_regret = std::max(state.split_regret + makespan - whole_seconds,
                                 -allowed_budget(state));
   if (makespan > (1 + band) * whole_seconds) {
-    state.split = false;
-    state.trusted_split = false;
+    block_split(state);
     state.whole_device = whole_device;
-    state.split_failures = std::min(state.split_failures + 1, 6u);
-    state.split_blocked_until =
-        state.launches + std::min<long>(long(1) << state.split_failures, P::kBlockMax);
     if (warm_start_) maybe_save(key, state, 0);
     return;
   }

@@ -77,6 +77,7 @@ class NoRegretScheduler final : public Scheduler {
   std::unique_ptr<LaunchPlan> plan(const LaunchKey& key, uint64_t numgroups) override;
   void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) override;
   void report_probe(const LaunchKey& key, const ChunkTiming& timing) override;
+  void split_declined(const LaunchKey& key) override;
 
   // Exploration budget of a key (seconds of probe staging): for logs/tests.
   struct Budget {
@@ -115,6 +116,7 @@ class NoRegretScheduler final : public Scheduler {
                             const std::vector<double>& f, double makespan, double band,
                             unsigned bottleneck, std::vector<double> proposal);
   void finish_split_plan(KeyState& state, std::vector<uint64_t> groups, uint64_t numgroups);
+  void block_split(KeyState& state);
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
 
   std::vector<DeviceInfo> devices_;

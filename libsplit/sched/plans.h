@@ -26,8 +26,11 @@ class StaticPlan final : public LaunchPlan {
   void set_probe_staging_room(double seconds) { staging_room_ = seconds; }
   bool wants_report() const override { return wants_report_; }
   void set_wants_report(bool wanted) { wants_report_ = wanted; }
+  double staging_allowance() const override { return staging_allowance_; }
+  void set_staging_allowance(double seconds) { staging_allowance_ = seconds; }
 
  private:
+  double staging_allowance_ = INFINITY;
   std::vector<Chunk> probes_;
   bool budget_spent_ = false;
   bool wants_report_ = true;

@@ -87,6 +87,11 @@ class LaunchPlan {
   // runtime then runs it without an event (report() is not called). On the
   // GPU node an event per whole launch, polled and read, cost ~5-10 us.
   virtual bool wants_report() const { return true; }
+  // Seconds of one-off data movement this split may cost and still pay it
+  // back with its gain over whole (the scheduler knows times, the runtime
+  // bytes): the runtime runs a split whose staging it estimates above this
+  // whole on the home device instead and calls Scheduler::split_declined.
+  virtual double staging_allowance() const { return INFINITY; }
 };
 
 class Scheduler {
@@ -101,6 +106,9 @@ class Scheduler {
   // device failed or lacked memory), `transfer_seconds` = the time the
   // runtime spent staging its inputs on the app's critical path.
   virtual void report_probe(const LaunchKey& /*key*/, const ChunkTiming& /*timing*/) {}
+  // The runtime ran the launch whole on home instead of the planned split:
+  // its data movement would cost more than staging_allowance().
+  virtual void split_declined(const LaunchKey& /*key*/) {}
 };
 
 // Knobs of the schedulers. from_environment() reads the LIBSPLIT_* variables
