@@ -511,6 +511,9 @@ void NoRegretScheduler::split_declined(const LaunchKey& key) {
   KeyState& state = state_for(key, 0);
   block_split(state);
   state.whole_device = state.home;
+  // Twins are tried again after the block: the allowance grows with the
+  // launches the key has run.
+  state.twins_tried = false;
 }
 
 void NoRegretScheduler::report_probe(const LaunchKey& key, const ChunkTiming& timing) {

@@ -289,6 +289,41 @@ TEST(NoRegret, FirstSplitStagingCountsOnlyWhereTheSplitCannotPayItBack) {
   }
 }
 
+// A split the runtime declined (its data movement would not pay back) is
+// blocked like a lost one, and twins are offered again afterwards with a
+// larger allowance (the key has run more launches).
+TEST(NoRegret, DeclinedTwinSplitIsRetriedWithAGrowingAllowance) {
+  std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
+  std::unique_ptr<Scheduler> s = make_scheduler("auto", devices, SchedulerOptions{});
+  ASSERT_TRUE(s);
+  LaunchKey key;
+  key.kernel = "stencil";
+  key.global[0] = 256 * 16;
+  key.local[0] = 16;
+  const uint64_t groups = 256;
+  std::vector<double> allowances;  // of the split plans, in order
+  std::vector<bool> split_at;
+  for (int launch = 0; launch < 24; ++launch) {
+    std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
+    std::vector<Chunk> chunks;
+    for (unsigned d = 0; d < 2; ++d)
+      while (std::optional<Chunk> ch = plan->next(d)) chunks.push_back(*ch);
+    split_at.push_back(chunks.size() > 1);
+    if (chunks.size() > 1) {
+      allowances.push_back(plan->staging_allowance());
+      s->split_declined(key);  // the runtime runs it whole on home
+      chunks = {Chunk{0, 0, groups}};
+    }
+    s->report(key, {ChunkTiming{chunks[0], 0.15e-3, 0}});
+  }
+  EXPECT_FALSE(split_at[0]);
+  EXPECT_TRUE(split_at[1]);
+  EXPECT_FALSE(split_at[2]) << "blocked after the decline";
+  ASSERT_GE(allowances.size(), 3u);
+  for (size_t i = 1; i < allowances.size(); ++i) EXPECT_GE(allowances[i], allowances[i - 1]);
+  EXPECT_GT(allowances.back(), 2 * allowances.front());
+}
+
 TEST(NoRegret, ExplorationBudgetIsObservable) {
   Model model = model_named("ratio-3");
   NoRegretScheduler s(device_infos(model), SchedulerOptions{});
