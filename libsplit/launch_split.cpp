@@ -217,9 +217,11 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     std::vector<sched::Chunk> chunks;
     for (const auto& r : runs)
       for (const ChunkRun& c : r) chunks.push_back(c.chunk);
-    if (const double cost = staging_seconds(L, chunks); cost > allowance) {
-      log_line(2, "launch " + std::to_string(L.id) + ": split declined, its data movement (" + ms(cost) +
-                      " ms) would not pay back (" + ms(allowance) + " ms)");
+    const StagingEstimate bytes = staging_bytes(L, chunks);
+    if (const double cost = staging_seconds(bytes); cost > allowance) {
+      log_line(2, "launch " + std::to_string(L.id) + ": split declined, its data movement (" +
+                      std::to_string(bytes.to_device) + " B to devices, " + std::to_string(bytes.to_host) +
+                      " B back, " + ms(cost) + " ms) would not pay back (" + ms(allowance) + " ms)");
       rt.scheduler->split_declined(L.key);
       return run_whole(L, L.queue->home, &plan);
     }

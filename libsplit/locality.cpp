@@ -27,14 +27,15 @@ struct LocalityState {
   // launch too (one noisy measurement moves no data).
   std::map<std::string, bool> plan_won_before;
   double copy_rate = 2e9;                                         // bytes per second, measured
-  bool copy_rate_measured = false;
 };
 
-// The rate a first split's staging is judged at before any was measured:
-// host<->GPU copies through pageable memory measured 7.5-13 GB/s on the GPU
-// node, the first matmul split on 2 H200 12.8 GB/s (2 GB/s, the cautious
-// prior of the owner-computes comparison, declined it).
-constexpr double kFirstSplitCopyRate = 8e9;
+// The rate a split's one-off staging is judged at (staging_seconds): host
+// <-> GPU copies through pageable memory measured 7.5-13 GB/s on the GPU
+// node, the first matmul split on 2 H200 moved 263 MB at 12.8 GB/s of
+// device transfer time. copy_rate above is no substitute: its host time
+// includes the blocking reads' wait for work queued on the source device
+// (on 2 H200 it fell to ~1.2 GB/s and declined 2mm's second kernel).
+constexpr double kSplitStagingRate = 8e9;
 
 LocalityState& state() {
   static LocalityState s;
@@ -166,10 +167,8 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   return recorded;
 }
 
-double staging_seconds(const Launch& L, const std::vector<sched::Chunk>& chunks) {
-  const StagingEstimate bytes = staging_bytes(L, chunks);
-  const LocalityState& st = state();
-  return double(bytes.to_device + bytes.to_host) / (st.copy_rate_measured ? st.copy_rate : kFirstSplitCopyRate);
+double staging_seconds(const StagingEstimate& bytes) {
+  return double(bytes.to_device + bytes.to_host) / kSplitStagingRate;
 }
 
 void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timings, uint64_t bytes_moved,
@@ -208,10 +207,8 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
     rates[d] = rates[d] > 0 ? 0.5 * rates[d] + 0.5 * r : r;
   }
   // Small transfers measure launch overheads, not the copy rate.
-  if (bytes_moved >= (256u << 10) && staging_seconds > 0) {
+  if (bytes_moved >= (256u << 10) && staging_seconds > 0)
     st.copy_rate = 0.5 * st.copy_rate + 0.5 * double(bytes_moved) / staging_seconds;
-    st.copy_rate_measured = true;
-  }
 }
 
 OwnerPlacement::OwnerPlacement(const Launch& L, unsigned devices) : launch_(&L), devices_(devices) {

@@ -37,8 +37,8 @@ struct StagingEstimate {
   uint64_t to_device = 0, to_host = 0;
 };
 StagingEstimate staging_bytes(const Launch& L, const std::vector<sched::Chunk>& chunks);
-// The same in seconds, at the host copy rate measured on split staging.
-double staging_seconds(const Launch& L, const std::vector<sched::Chunk>& chunks);
+// The same in seconds, at a nominal host<->device rate (8 GB/s).
+double staging_seconds(const StagingEstimate& bytes);
 
 // Static split: the chunks to run instead of `planned` (one per device, from
 // the scheduler), or nullopt to run the plan. `why` says what was decided.
