@@ -335,7 +335,13 @@ cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sc
     if (cl_int err = set_kernel_arg_cached(dk, static_cast<cl_uint>(L.args.size()), sizeof ctx, &ctx))
       return err;
   }
-  return real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, loc, 0, nullptr, event);
+  // The app's own kernel over the whole range, with no local size given:
+  // the driver chooses it, as for the app (PoCL took 4096 where libsplit's
+  // choice is at most 64).
+  const bool drivers_choice = original && spec.local_chosen && c.first_group == 0 &&
+                              c.group_count == L.total_groups;
+  return real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, drivers_choice ? nullptr : loc, 0,
+                                       nullptr, event);
 }
 
 SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chunk,
@@ -464,6 +470,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
       if (global_size[d] % reqd[d]) return CL_INVALID_WORK_GROUP_SIZE;
     }
   } else {
+    spec.local_chosen = true;
     // Largest divisor of the global size up to 64 (and the device limit) in
     // dimension 0, 1 elsewhere: every slice then has whole groups.
     size_t limit = std::min<size_t>(64, max_wg);

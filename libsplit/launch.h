@@ -35,6 +35,9 @@ struct LaunchSpec {
   unsigned dims = 1;
   uint64_t offset[3] = {0, 0, 0}, global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
   bool uniform = true;  // global % local == 0 in every dimension
+  // The app gave no local size (nor does the kernel require one): `local`
+  // is libsplit's choice, needed only to cut the launch into slices.
+  bool local_chosen = false;
 };
 
 // One app buffer argument of the launch.

@@ -426,6 +426,22 @@ TEST(Preload, PreparationStartsOnlyForLongRuns) {
   EXPECT_NE(long_run.err.find("partition-ready program ready"), std::string::npos) << long_run.err;
 }
 
+// No local size given: a whole launch on the app's device leaves the
+// work-group size to the driver, as the app did (libsplit picks one only to
+// cut a launch into slices; a smaller one than the driver's made whole
+// launches slower than natively).
+TEST(Preload, WholeLaunchWithoutLocalSizeKeepsTheDriversChoice) {
+  auto native = run_child({RT_APP, "localsize"}, base_env(kTwoDevices));
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  Env env = base_env(kTwoDevices);
+  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
+  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/localsize";
+  auto shim = run_child({RT_APP, "localsize"}, env);
+  ASSERT_EQ(shim.exit_code, 0) << shim.err;
+  EXPECT_EQ(native.out, shim.out) << shim.err;
+}
+
 // The partition-ready text is the same in every process (libsplit-cc's
 // input lives in a fresh temporary directory each time, and its #line
 // directives used to name it): a second run builds every platform slot from

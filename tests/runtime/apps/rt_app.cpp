@@ -937,6 +937,32 @@ int noexec(Cl& cl) {
 
 }  // namespace
 
+// A launch with no local size: the work-group size is the driver's choice.
+// Run whole on the app's device (as before the program is partition-ready),
+// the shim must leave that choice to the driver as the app did.
+const char* kLocalSize = R"(
+__kernel void local_size(__global uint* out) {
+  out[get_global_id(0)] = (uint)get_local_size(0);
+}
+)";
+
+int localsize(Cl& cl) {
+  const unsigned n = 1 << 16;
+  std::vector<cl_uint> out(n);
+  cl_program p = cl.build(kLocalSize);
+  cl_kernel k = cl.kernel(p, "local_size");
+  cl_mem d = cl.buffer(CL_MEM_WRITE_ONLY, n * 4);
+  CHECK(clSetKernelArg(k, 0, sizeof d, &d));
+  size_t global = n;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, d, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  printf("local size of item 0: %u, of the last item: %u\n", out[0], out[n - 1]);
+  clReleaseMemObject(d);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: rt_app <scenario>\n");
@@ -962,6 +988,7 @@ int main(int argc, char** argv) {
   if (s == "unsupported") return unsupported(cl);
   if (s == "noexec") return noexec(cl);
   if (s == "images2q") return images2q(cl);
+  if (s == "localsize") return localsize(cl);
   fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }
