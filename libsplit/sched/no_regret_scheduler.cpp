@@ -721,6 +721,11 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     return;
   }
 
+  // The whole launch as measured before this split's samples: a slice that
+  // costs more per group than the whole launch can look like a load step and
+  // make the whole measurement stale below, while it is what a split of a
+  // kernel whose groups run in one wave looks like.
+  const double whole_before = best_whole(state, numgroups).second;
   double sigma = 0;
   for (unsigned d = 0; d < n; ++d) {
     if (groups[d] == 0) continue;
@@ -750,7 +755,15 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   // a load step.
   state.split_regret = std::max(state.split_regret + makespan - whole_seconds,
                                 -allowed_budget(state));
-  if (makespan > (1 + band) * whole_seconds) {
+  // A split taken on trust (twins, a stored decision) must show a gain at
+  // its first judgment, not merely no loss beyond noise: on 2 H200 nbody's
+  // half launches took as long as the whole one (3.58 vs 3.53 ms, the
+  // groups run in one wave either way) and the split stayed, 1.13x slower
+  // in the app's time (each split launch is synchronous for the host).
+  const bool unproven = state.trusted_split && whole_before > 0 &&
+                        makespan * (1 + P::kSplitMargin) > std::min(whole_seconds, whole_before);
+  state.trusted_split = false;
+  if (unproven || makespan > (1 + band) * whole_seconds) {
     block_split(state);
     state.whole_device = whole_device;
     if (warm_start_) maybe_save(key, state, 0);

@@ -3,6 +3,7 @@
 // own device and with the per-launch optimum the model itself gives.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -287,6 +288,35 @@ TEST(NoRegret, FirstSplitStagingCountsOnlyWhereTheSplitCannotPayItBack) {
     EXPECT_EQ(bool(split_at[2]), c.split_after || c.recurs);
     EXPECT_EQ(bool(split_at[3] && split_at[4]), c.split_after);
   }
+}
+
+// Twins split on trust; a split whose halves take as long as the whole
+// launch (nbody on 2 H200: the groups run in one wave either way) goes back
+// to whole after its first launch, and is not retried while whole is known.
+TEST(NoRegret, TrustedTwinSplitWithoutGainGoesBackToWhole) {
+  std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
+  std::unique_ptr<Scheduler> s = make_scheduler("auto", devices, SchedulerOptions{});
+  ASSERT_TRUE(s);
+  LaunchKey key;
+  key.kernel = "nbody";
+  key.global[0] = 512 * 64;
+  key.local[0] = 64;
+  const uint64_t groups = 512;
+  std::vector<bool> split_at;
+  for (int launch = 0; launch < 20; ++launch) {
+    std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
+    std::vector<Chunk> chunks;
+    for (unsigned d = 0; d < 2; ++d)
+      while (std::optional<Chunk> ch = plan->next(d)) chunks.push_back(*ch);
+    split_at.push_back(chunks.size() > 1);
+    std::vector<ChunkTiming> timings;
+    for (const Chunk& ch : chunks) timings.push_back({ch, chunks.size() > 1 ? 3.58e-3 : 3.53e-3, 1e-6});
+    s->report(key, timings);
+    for (const Chunk& p : plan->probes()) s->report_probe(key, {p, 3.58e-3, 1e-6});
+  }
+  EXPECT_TRUE(split_at[1]) << "twins are tried";
+  EXPECT_FALSE(split_at[2]);
+  EXPECT_EQ(std::count(split_at.begin(), split_at.end(), true), 1);
 }
 
 // A split the runtime declined (its data movement would not pay back) is
