@@ -46,6 +46,16 @@ Env base_env(const std::string& pocl_devices) {
           {"LIBSPLIT_TIMELINE", std::nullopt}};
 }
 
+// The shim with default settings, libsplit-cc found, a cache of its own
+// under the test's temporary directory.
+Env default_shim_env(const std::string& pocl_devices, const std::string& cache) {
+  Env env = base_env(pocl_devices);
+  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
+  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/" + cache;
+  return env;
+}
+
 Env shim_env(const std::string& pocl_devices, bool compiled) {
   Env env = base_env(pocl_devices);
   env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
@@ -355,12 +365,9 @@ TEST(Preload, ProbeWhoseInputsCostMoreThanTheBudgetIsNotRun) {
   if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
   auto native = run_child({RT_APP, "columns"}, base_env(kTwoDevices));
   ASSERT_EQ(native.exit_code, 0) << native.err;
-  Env env = base_env(kTwoDevices);
-  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
-  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  Env env = default_shim_env(kTwoDevices, "columns");
   env["LIBSPLIT_SYNC_PREPARE"] = "1";
   env["LIBSPLIT_LOG"] = "2";
-  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/columns";
   auto r = run_child({RT_APP, "columns"}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, native.out) << r.err;
@@ -387,10 +394,7 @@ TEST(Preload, WaitsCoverKernelsEnqueuedWithoutEvent) {
   ASSERT_EQ(native.exit_code, 0) << native.err;
   auto [native_marker, native_finish] = times(native.err);
   ASSERT_GT(native_marker, 20) << native.err;
-  Env env = base_env(kTwoDevices);
-  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
-  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
-  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/order";
+  Env env = default_shim_env(kTwoDevices, "order");
   for (const char* sync : {"0", "1"}) {  // whole on the original, and after the plan
     env["LIBSPLIT_SYNC_PREPARE"] = sync;
     auto r = run_child({RT_APP, "order"}, env);
@@ -408,11 +412,8 @@ TEST(Preload, WaitsCoverKernelsEnqueuedWithoutEvent) {
 // and then splits.
 TEST(Preload, PreparationStartsOnlyForLongRuns) {
   if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
-  Env env = base_env(kTwoDevices);
-  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
-  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  Env env = default_shim_env(kTwoDevices, "prepare_after");
   env["LIBSPLIT_LOG"] = "2";
-  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/prepare_after";
   env["RT_APP_ALL_DEVICES"] = "1";
   env["LIBSPLIT_PREPARE_AFTER_MS"] = "100";
   auto short_run = run_child({RT_APP, "vecadd"}, env);
@@ -433,10 +434,7 @@ TEST(Preload, PreparationStartsOnlyForLongRuns) {
 TEST(Preload, WholeLaunchWithoutLocalSizeKeepsTheDriversChoice) {
   auto native = run_child({RT_APP, "localsize"}, base_env(kTwoDevices));
   ASSERT_EQ(native.exit_code, 0) << native.err;
-  Env env = base_env(kTwoDevices);
-  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
-  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
-  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/localsize";
+  Env env = default_shim_env(kTwoDevices, "localsize");
   auto shim = run_child({RT_APP, "localsize"}, env);
   ASSERT_EQ(shim.exit_code, 0) << shim.err;
   EXPECT_EQ(native.out, shim.out) << shim.err;
@@ -448,12 +446,9 @@ TEST(Preload, WholeLaunchWithoutLocalSizeKeepsTheDriversChoice) {
 // the device binaries the first one cached, none from source.
 TEST(Preload, SecondRunBuildsThePartitionReadyProgramFromCachedBinaries) {
   if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
-  Env env = base_env(kTwoDevices);
-  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
-  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  Env env = default_shim_env(kTwoDevices, "binaries_second_run");
   env["LIBSPLIT_LOG"] = "2";
   env["LIBSPLIT_SYNC_PREPARE"] = "1";
-  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/binaries_second_run";
   auto first = run_child({RT_APP, "vecadd"}, env);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.err.find("built in"), std::string::npos) << first.err;

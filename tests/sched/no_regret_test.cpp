@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "device_model.h"
@@ -239,6 +240,44 @@ TEST(NoRegret, AnIdenticalDeviceIsNeverChosenForAWholeLaunch) {
   }
 }
 
+// `auto` on two identical GPUs (home 0), one key of `groups` work-groups,
+// driven by hand: each launch's chunks (drained from the plan) go to
+// `run`, which returns their timings (it may tell the scheduler more, as
+// the runtime does); probes are reported with `probe_seconds`. Returns
+// whether each launch was split.
+struct TwinLaunch {
+  int index;
+  LaunchPlan& plan;
+  const LaunchKey& key;
+  std::vector<Chunk> chunks;
+  bool split() const { return chunks.size() > 1; }
+};
+
+std::vector<bool> run_twins(uint64_t groups, int launches,
+                            const std::function<std::vector<ChunkTiming>(Scheduler&, TwinLaunch&)>& run,
+                            double probe_seconds = 0) {
+  std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
+  // Explicit options: no warm-start store from the environment (a decision
+  // stored by an earlier run would replace the first launches).
+  std::unique_ptr<Scheduler> s = make_scheduler("auto", devices, SchedulerOptions{});
+  EXPECT_TRUE(s);
+  LaunchKey key;
+  key.kernel = "k";
+  key.global[0] = groups * 16;
+  key.local[0] = 16;
+  std::vector<bool> split_at;
+  for (int launch = 0; launch < launches; ++launch) {
+    std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
+    TwinLaunch l{launch, *plan, key, {}};
+    for (unsigned d = 0; d < 2; ++d)
+      while (std::optional<Chunk> ch = plan->next(d)) l.chunks.push_back(*ch);
+    split_at.push_back(l.split());
+    s->report(key, run(*s, l));
+    for (const Chunk& p : plan->probes()) s->report_probe(key, {p, probe_seconds, 1e-6});
+  }
+  return split_at;
+}
+
 // Twins split evenly from the second launch; the second device's first slice
 // stages an input it keeps. matmul on 2 H200: 20 ms of staging next to a
 // 10 ms slice, paid back by the split in two launches: the split must go on
@@ -250,39 +289,23 @@ TEST(NoRegret, FirstSplitStagingCountsOnlyWhereTheSplitCannotPayItBack) {
     const char* what;
     double whole_seconds, staging_seconds;
     bool recurs;
-    bool split_after;  // launches 2 and 3 split
+    bool split_after;  // launches 3 and 4 split
   };
   for (const Case& c : {Case{"matmul, staging once", 21e-3, 20e-3, false, true},
                         Case{"matmul, staging recurs", 21e-3, 20e-3, true, false},
                         Case{"stencil, staging once", 0.15e-3, 18e-3, false, false}}) {
     SCOPED_TRACE(c.what);
-    std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
-    // Explicit options: no warm-start store from the environment (a decision
-    // stored by an earlier run would replace the first launches).
-    std::unique_ptr<Scheduler> s = make_scheduler("auto", devices, SchedulerOptions{});
-    ASSERT_TRUE(s);
-    LaunchKey key;
-    key.kernel = "k";
-    key.global[0] = 256 * 16;
-    key.local[0] = 16;
-    key.home = 0;
     const uint64_t groups = 256;
-    std::vector<bool> split_at;
-    for (int launch = 0; launch < 5; ++launch) {
-      std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
-      std::vector<Chunk> chunks;
-      for (unsigned d = 0; d < 2; ++d)
-        while (std::optional<Chunk> ch = plan->next(d)) chunks.push_back(*ch);
-      split_at.push_back(chunks.size() > 1);
-      const bool staging_now = launch == 1 || c.recurs;
+    std::vector<bool> split_at = run_twins(groups, 5, [&](Scheduler&, TwinLaunch& l) {
+      const bool staging_now = l.index == 1 || c.recurs;
       std::vector<ChunkTiming> timings;
-      for (const Chunk& ch : chunks) {
+      for (const Chunk& ch : l.chunks) {
         const double kernel = c.whole_seconds * double(ch.group_count) / double(groups);
-        const bool stages = ch.device == 1 && chunks.size() > 1 && staging_now;
+        const bool stages = ch.device == 1 && l.split() && staging_now;
         timings.push_back({ch, kernel, stages ? c.staging_seconds : 1e-6});
       }
-      s->report(key, timings);
-    }
+      return timings;
+    });
     ASSERT_FALSE(split_at[0]) << "the first launch is whole on home";
     ASSERT_TRUE(split_at[1]) << "twins split from the second launch";
     EXPECT_EQ(bool(split_at[2]), c.split_after || c.recurs);
@@ -294,26 +317,11 @@ TEST(NoRegret, FirstSplitStagingCountsOnlyWhereTheSplitCannotPayItBack) {
 // launch (nbody on 2 H200: the groups run in one wave either way) goes back
 // to whole after its first launch, and is not retried while whole is known.
 TEST(NoRegret, TrustedTwinSplitWithoutGainGoesBackToWhole) {
-  std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
-  std::unique_ptr<Scheduler> s = make_scheduler("auto", devices, SchedulerOptions{});
-  ASSERT_TRUE(s);
-  LaunchKey key;
-  key.kernel = "nbody";
-  key.global[0] = 512 * 64;
-  key.local[0] = 64;
-  const uint64_t groups = 512;
-  std::vector<bool> split_at;
-  for (int launch = 0; launch < 20; ++launch) {
-    std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
-    std::vector<Chunk> chunks;
-    for (unsigned d = 0; d < 2; ++d)
-      while (std::optional<Chunk> ch = plan->next(d)) chunks.push_back(*ch);
-    split_at.push_back(chunks.size() > 1);
+  std::vector<bool> split_at = run_twins(512, 20, [](Scheduler&, TwinLaunch& l) {
     std::vector<ChunkTiming> timings;
-    for (const Chunk& ch : chunks) timings.push_back({ch, chunks.size() > 1 ? 3.58e-3 : 3.53e-3, 1e-6});
-    s->report(key, timings);
-    for (const Chunk& p : plan->probes()) s->report_probe(key, {p, 3.58e-3, 1e-6});
-  }
+    for (const Chunk& ch : l.chunks) timings.push_back({ch, l.split() ? 3.58e-3 : 3.53e-3, 1e-6});
+    return timings;
+  }, 3.58e-3);
   EXPECT_TRUE(split_at[1]) << "twins are tried";
   EXPECT_FALSE(split_at[2]);
   EXPECT_EQ(std::count(split_at.begin(), split_at.end(), true), 1);
@@ -323,29 +331,16 @@ TEST(NoRegret, TrustedTwinSplitWithoutGainGoesBackToWhole) {
 // blocked like a lost one, and twins are offered again afterwards with a
 // larger allowance (the key has run more launches).
 TEST(NoRegret, DeclinedTwinSplitIsRetriedWithAGrowingAllowance) {
-  std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
-  std::unique_ptr<Scheduler> s = make_scheduler("auto", devices, SchedulerOptions{});
-  ASSERT_TRUE(s);
-  LaunchKey key;
-  key.kernel = "stencil";
-  key.global[0] = 256 * 16;
-  key.local[0] = 16;
   const uint64_t groups = 256;
   std::vector<double> allowances;  // of the split plans, in order
-  std::vector<bool> split_at;
-  for (int launch = 0; launch < 24; ++launch) {
-    std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
-    std::vector<Chunk> chunks;
-    for (unsigned d = 0; d < 2; ++d)
-      while (std::optional<Chunk> ch = plan->next(d)) chunks.push_back(*ch);
-    split_at.push_back(chunks.size() > 1);
-    if (chunks.size() > 1) {
-      allowances.push_back(plan->staging_allowance());
-      s->split_declined(key);  // the runtime runs it whole on home
-      chunks = {Chunk{0, 0, groups}};
+  std::vector<bool> split_at = run_twins(groups, 24, [&](Scheduler& s, TwinLaunch& l) {
+    if (l.split()) {
+      allowances.push_back(l.plan.staging_allowance());
+      s.split_declined(l.key);  // the runtime runs it whole on home
+      return std::vector<ChunkTiming>{{Chunk{0, 0, groups}, 0.15e-3, 0}};
     }
-    s->report(key, {ChunkTiming{chunks[0], 0.15e-3, 0}});
-  }
+    return std::vector<ChunkTiming>{{l.chunks[0], 0.15e-3, 0}};
+  });
   EXPECT_FALSE(split_at[0]);
   EXPECT_TRUE(split_at[1]);
   EXPECT_FALSE(split_at[2]) << "blocked after the decline";
