@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <string>
 
 namespace libsplit {
@@ -42,27 +43,40 @@ cl_mem device_arg(cl_mem m, unsigned device, cl_int* err) {
   return sub;
 }
 
-cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats) {
-  auto missing = s.host_valid.missing(r);
-  if (missing.empty()) return CL_SUCCESS;
+namespace {
+
+// Reads every part of r that `have` lacks from a device holding it (devices
+// in order, each byte once, blocking) to dst(part), adding it to `have`.
+// ensure_host reads into the shadow (`have` = host_valid), read_into into
+// the app's memory (`have` = what it has copied so far).
+cl_int read_from_devices(BufferStore& s, Range r, IntervalSet& have,
+                         const std::function<uint8_t*(const Range&)>& dst, TransferStats* stats,
+                         const char* what, const char* why = "") {
   size_state(s);
   Runtime& rt = runtime();
-  for (const Range& m : missing) {
-    for (unsigned d = 0; d < s.dev_valid.size(); ++d) {
-      for (const Range& p : s.dev_valid[d].present(m)) {
-        if (s.host_valid.covers(p)) continue;
-        cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE,
-                                                p.begin, p.size(), s.shadow + p.begin, 0,
-                                                nullptr, nullptr);
-        if (err != CL_SUCCESS) return err;
-        s.host_valid.add(p);
-        if (stats) stats->bytes_to_host += p.size();
-        if (rt.controls.log >= 2)
-          log_line(2, "  read back [" + std::to_string(p.begin) + ", " + std::to_string(p.end) +
-                          ") from dev" + std::to_string(d));
-      }
-    }
-  }
+  for (const Range& m : have.missing(r))
+    for (unsigned d = 0; d < s.dev_valid.size(); ++d)
+      for (const Range& held : s.dev_valid[d].present(m))
+        for (const Range& p : have.missing(held)) {
+          cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE, p.begin,
+                                                  p.size(), dst(p), 0, nullptr, nullptr);
+          if (err != CL_SUCCESS) return err;
+          have.add(p);
+          if (stats) stats->bytes_to_host += p.size();
+          if (rt.controls.log >= 2)
+            log_line(2, std::string("  ") + what + " [" + std::to_string(p.begin) + ", " +
+                            std::to_string(p.end) + ") from dev" + std::to_string(d) + why);
+        }
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats) {
+  if (s.host_valid.covers(r)) return CL_SUCCESS;
+  if (cl_int err = read_from_devices(s, r, s.host_valid, [&](const Range& p) { return s.shadow + p.begin; },
+                                     stats, "read back"))
+    return err;
   // Bytes valid nowhere (never written) keep the shadow's contents.
   s.host_valid.add(r);
   return CL_SUCCESS;
@@ -70,28 +84,16 @@ cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats) {
 
 cl_int read_into(BufferStore& s, Range r, void* dst, TransferStats* stats) {
   auto* out = static_cast<uint8_t*>(dst);
-  IntervalSet from_devices;
-  size_state(s);
-  Runtime& rt = runtime();
-  for (const Range& m : s.host_valid.missing(r)) {
-    for (unsigned d = 0; d < s.dev_valid.size(); ++d) {
-      for (const Range& held : s.dev_valid[d].present(m)) {
-        for (const Range& p : from_devices.missing(held)) {
-          cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE,
-                                                  p.begin, p.size(), out + (p.begin - r.begin),
-                                                  0, nullptr, nullptr);
-          if (err != CL_SUCCESS) return err;
-          from_devices.add(p);
-          if (stats) stats->bytes_to_host += p.size();
-          if (rt.controls.log >= 2)
-            log_line(2, "  read [" + std::to_string(p.begin) + ", " + std::to_string(p.end) +
-                            ") from dev" + std::to_string(d) + " for the app");
-        }
-      }
-    }
-  }
+  // Bytes valid on the host count as had: they come from the shadow below.
+  IntervalSet had;
+  for (const Range& p : s.host_valid.present(r)) had.add(p);
+  if (cl_int err = read_from_devices(s, r, had, [&](const Range& p) { return out + (p.begin - r.begin); },
+                                     stats, "read", " for the app"))
+    return err;
   // The rest: valid on the host, or valid nowhere (never written: the
   // shadow's contents, as ensure_host leaves them).
+  IntervalSet from_devices = had;
+  for (const Range& p : s.host_valid.present(r)) from_devices.remove(p);
   for (const Range& p : from_devices.missing(r))
     std::memcpy(out + (p.begin - r.begin), s.shadow + p.begin, p.size());
   return CL_SUCCESS;
