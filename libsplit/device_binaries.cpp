@@ -25,6 +25,27 @@ std::string device_text(cl_device_id d, cl_device_info what) {
   return s;
 }
 
+// PoCL (3.1) builds the binaries of a program on demand, naming a file after
+// each kernel; past the file-name limit its final link fails and the process
+// aborts (CTS test_compiler kernel_name_size, 256 characters). Natively nobody
+// asks, so the shim must not either: programs with a kernel name this long are
+// not cached (they are rare; the cost is one more build in a later run).
+constexpr size_t kLongestCachedKernelName = 128;
+
+bool has_long_kernel_name(cl_program built) {
+  size_t n = 0;
+  if (real().clGetProgramInfo(built, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &n) != CL_SUCCESS) return true;
+  std::string names(n, '\0');
+  if (real().clGetProgramInfo(built, CL_PROGRAM_KERNEL_NAMES, n, names.data(), nullptr) != CL_SUCCESS)
+    return true;
+  names.resize(names.find('\0') == std::string::npos ? names.size() : names.find('\0'));
+  std::istringstream list(names);
+  std::string name;
+  while (std::getline(list, name, ';'))
+    if (name.size() > kLongestCachedKernelName) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string device_binary_key(const std::string& source, const std::string& options,
@@ -66,6 +87,11 @@ std::optional<std::vector<std::vector<unsigned char>>> load_device_binaries(cons
 }
 
 void store_device_binaries(const std::string& key, cl_program built, size_t devices) {
+  if (has_long_kernel_name(built)) {
+    log_line(2, "device binaries not cached: a kernel name is longer than " +
+                    std::to_string(kLongestCachedKernelName) + " characters");
+    return;
+  }
   std::vector<size_t> sizes(devices, 0);
   if (real().clGetProgramInfo(built, CL_PROGRAM_BINARY_SIZES, devices * sizeof(size_t), sizes.data(),
                               nullptr) != CL_SUCCESS)
