@@ -34,7 +34,8 @@ int64_t measure_device_offset(unsigned device) {
   const Device& dev = runtime().devices[device];
   cl_ulong device_now = 0, host_now = 0;
   cl_ulong before = now_ns();
-  cl_int err = real().clGetDeviceAndHostTimer(dev.id, &device_now, &host_now);
+  cl_int err = dev.cl_version >= 21 ? real().clGetDeviceAndHostTimer(dev.id, &device_now, &host_now)
+                                    : CL_INVALID_OPERATION;
   cl_ulong after = now_ns();
   if (err == CL_SUCCESS && device_now) return static_cast<int64_t>(before / 2 + after / 2 - device_now);
   int64_t best = 0;

@@ -136,11 +136,12 @@ void describe(Launch& L) {
 
   // Global atomics allow a split only on reduction buffers (reduction.h).
   const bool atomics_ok = ks && (!ks->uses_global_atomics || atomics_are_reductions(*ks));
-  L.split = spec.uniform && ndev >= 2 && !device_bound &&
+  L.split = spec.uniform && ndev >= 2 && !device_bound && !p->lazy_failed &&
             (p->mode == _cl_program::Mode::Plain ||
              (ks && ks->splittable && atomics_ok && !ks->uses_images));
   L.why_whole = !spec.uniform ? "non-uniform work-groups"
                 : device_bound ? device_bound
+                : p->lazy_failed ? "program did not build on every platform"
                 : p->mode == _cl_program::Mode::Preparing ? "partition-ready program in preparation"
                 : p->mode == _cl_program::Mode::Whole ? "program not partition-ready"
                 : (L.compiled && !ks) ? "kernel missing from summary"
@@ -231,6 +232,9 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   if (std::optional<unsigned> whole = plan->whole_device()) {
     L.why_whole = "scheduler chose device " + std::to_string(*whole);
     err = run_whole(L, *whole, plan.get());
+  } else if (!all_devices_ready(k->program)) {
+    L.why_whole = "program did not build on every platform";
+    err = run_whole(L, q->home, nullptr);
   } else if (L.regions_known() && !L.merge_predicted && !rt.controls.merge_all &&
              chunk_scheduler(rt.scheduler->name())) {
     err = run_dynamic(L, *plan);

@@ -51,9 +51,7 @@ cl_command_queue probe_queue(unsigned device) {
   Device& d = runtime().devices[device];
   if (!d.probe_queue) {
     cl_int err = CL_SUCCESS;
-    cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    d.probe_queue = real().clCreateCommandQueueWithProperties(
-        runtime().contexts[d.slot], d.id, qp, &err);
+    d.probe_queue = create_profiling_queue(d, runtime().contexts[d.slot], &err);
   }
   return d.probe_queue;
 }
@@ -161,12 +159,16 @@ std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sc
   for (const sched::Chunk& c : wanted) {
     StagedProbe probe;
     double cost = 0;
-    if (probeable && c.group_count > 0 && c.first_group + c.group_count <= L.total_groups &&
+    const bool ready = probeable && device_ready(L.kernel, c.device);
+    if (ready && c.group_count > 0 && c.first_group + c.group_count <= L.total_groups &&
         stage(L, c, room, probe, &cost)) {
       room -= probe.staging_seconds;
       staged->probes.push_back(std::move(probe));
     } else {
       // Every probe handed out is reported once: this one could not run.
+      if (probeable && !ready)
+        log_line(2, "probe of launch " + std::to_string(L.id) + " " + L.kernel->name + " on dev" +
+                        std::to_string(c.device) + " not run: the program is being built there");
       if (cost > room)
         log_line(2, "probe of launch " + std::to_string(L.id) + " " + L.kernel->name + " on dev" +
                         std::to_string(c.device) + " not run: staging its inputs would cost ~" +

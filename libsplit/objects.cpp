@@ -126,6 +126,8 @@ void release(cl_program p) {
     if (pp) real().clReleaseProgram(pp);
   for (cl_program pp : p->originals)
     if (pp) real().clReleaseProgram(pp);
+  for (cl_program pp : p->lazy_built)
+    if (pp) real().clReleaseProgram(pp);
   if (p->native) real().clReleaseProgram(p->native);
   cl_context ctx = p->context;
   p->hdr.magic = 0;

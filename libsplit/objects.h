@@ -187,6 +187,16 @@ struct _cl_program {
   std::string mode_reason;
   std::optional<libsplit::ProgramSummary> summary;
   std::vector<cl_program> per_platform;  // by runtime platform slot
+  // Platform slots without a device of the app's context get their program
+  // only when a probe or a split first wants one of their devices
+  // (program_prep.cpp): on a GPU node the CPU's build of it cost a fresh
+  // machine's first run 1.1 s, waited for at exit, and most programs never
+  // run there. lazy_state and lazy_built are under prep_mutex.
+  std::string lazy_source;  // what those slots build, with lazy_options
+  std::string lazy_options;
+  std::vector<unsigned char> lazy_state;  // by slot: program_prep.cpp's LazySlot
+  std::vector<cl_program> lazy_built;     // by slot: built in the background, not taken yet
+  std::atomic<bool> lazy_failed{false};   // a slot's build failed: launches run whole
   std::mutex prep_mutex;
   std::condition_variable prep_cv;
   std::vector<cl_program> originals;     // by slot: the original source, while Preparing

@@ -31,7 +31,9 @@ struct PreparedProgram {
   Mode mode = Mode::Failed;
   std::string reason;
   std::optional<ProgramSummary> summary;
-  std::vector<cl_program> per_platform;
+  std::vector<cl_program> per_platform;  // null for the lazy slots
+  std::string lazy_source;  // what the slots left null build when first needed
+  std::string lazy_options;
 };
 
 namespace {
@@ -86,8 +88,6 @@ cl_program from_device_binaries(unsigned slot, const std::vector<cl_device_id>& 
   return nullptr;
 }
 
-// The platform slots, those holding the app's own devices first (a program
-// still preparing runs there).
 // Whether the app's build of p made an executable for every device of `ids`
 // (PoCL reports CL_BUILD_SUCCESS even for the context's devices the app did
 // not build for: the app's device list is what counts).
@@ -98,6 +98,17 @@ bool built_for(cl_program p, const std::vector<cl_device_id>& ids) {
   return !ids.empty();
 }
 
+// Which platform slots hold a device of the app's context.
+std::vector<bool> app_slots(cl_program p) {
+  Runtime& rt = runtime();
+  std::vector<bool> app(rt.platforms.size(), false);
+  for (cl_device_id id : p->context->devices)
+    if (int d = rt.device_index(id); d >= 0) app[rt.devices[d].slot] = true;
+  return app;
+}
+
+// The platform slots, those holding the app's own devices first (a program
+// still preparing runs there).
 std::vector<unsigned> slot_order(cl_program p) {
   Runtime& rt = runtime();
   std::vector<unsigned> order;
@@ -111,10 +122,64 @@ std::vector<unsigned> slot_order(cl_program p) {
 }
 
 // Builds `source` (through cached device binaries when it was built before),
-// else `binaries`, else p's IL on every platform slot (only the slots of the
-// app's context with `app_slots_only`); `built(slot, program)` hears of each
-// slot as soon as it is ready. Slots where `ready` holds a program take it
-// as built (one more reference).
+// else `binaries`, else p's IL on platform slot s; null (`why` set when the
+// build failed) where it cannot.
+cl_program build_slot(cl_program p, unsigned s, const std::string* source, const std::string& options,
+                      const Binaries* binaries, std::string* why) {
+  Runtime& rt = runtime();
+  std::vector<cl_device_id> ids = slot_devices(s);
+  cl_int err = CL_SUCCESS;
+  cl_program prog = nullptr;
+  std::string key;
+  const cl_ulong slot_start = now_ns();
+  if (source) {
+    key = device_binary_key(*source, options, ids);
+    if (cl_program cached = from_device_binaries(s, ids, key, options)) {
+      log_line(2, "preparation: platform slot " + std::to_string(s) + " from cached binaries in " +
+                      std::to_string((now_ns() - slot_start) / 1000000) + " ms");
+      return cached;
+    }
+    const char* text = source->c_str();
+    prog = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
+  } else if (binaries) {
+    // Binaries only exist for the devices they were made for.
+    std::vector<cl_device_id> have;
+    std::vector<size_t> lengths;
+    std::vector<const unsigned char*> bins;
+    for (size_t i = 0; i < binaries->devices.size(); ++i)
+      for (cl_device_id id : ids)
+        if (id == binaries->devices[i]) {
+          have.push_back(id);
+          lengths.push_back(binaries->data[i].size());
+          bins.push_back(binaries->data[i].data());
+        }
+    ids = have;
+    if (!ids.empty())
+      prog = real().clCreateProgramWithBinary(rt.contexts[s], static_cast<cl_uint>(ids.size()),
+                                              ids.data(), lengths.data(), bins.data(), nullptr, &err);
+  } else if (!p->il.empty()) {
+    prog = real().clCreateProgramWithIL(rt.contexts[s], p->il.data(), p->il.size(), &err);
+  }
+  if (!prog) return nullptr;
+  err = real().clBuildProgram(prog, static_cast<cl_uint>(ids.size()), ids.data(), options.c_str(),
+                              nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    const int d = rt.device_index(ids[0]);
+    *why = "build failed on " + (d >= 0 ? rt.devices[d].name : std::string("a device")) + ": " +
+           build_log(prog, ids[0]);
+    real().clReleaseProgram(prog);
+    return nullptr;
+  }
+  log_line(2, "preparation: platform slot " + std::to_string(s) + " built in " +
+                  std::to_string((now_ns() - slot_start) / 1000000) + " ms");
+  if (source) store_device_binaries(key, prog, ids.size());
+  return prog;
+}
+
+// build_slot on every platform slot (only the slots of the app's context
+// with `app_slots_only`); `built(slot, program)` hears of each slot as soon
+// as it is ready. Slots where `ready` holds a program take it as built (one
+// more reference).
 Built build_per_slot(cl_program p, const std::string* source, const std::string& options,
                      const Binaries* binaries = nullptr,
                      const std::function<void(unsigned, cl_program)>& built = nullptr,
@@ -122,9 +187,7 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
   Runtime& rt = runtime();
   Built out;
   out.programs.assign(rt.platforms.size(), nullptr);
-  std::vector<bool> app_slot(rt.platforms.size(), false);
-  for (cl_device_id id : p->context->devices)
-    if (int d = rt.device_index(id); d >= 0) app_slot[rt.devices[d].slot] = true;
+  std::vector<bool> app_slot = app_slots(p);
   for (unsigned s : slot_order(p)) {
     if (app_slots_only && !app_slot[s]) continue;
     if (g_exiting) {
@@ -137,59 +200,12 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
       out.programs[s] = (*ready)[s];
       continue;
     }
-    std::vector<cl_device_id> ids = slot_devices(s);
-    cl_int err = CL_SUCCESS;
-    cl_program prog = nullptr;
-    std::string key;
-    const cl_ulong slot_start = now_ns();
-    if (source) {
-      key = device_binary_key(*source, options, ids);
-      if (cl_program cached = from_device_binaries(s, ids, key, options)) {
-        log_line(2, "preparation: platform slot " + std::to_string(s) + " from cached binaries in " +
-                        std::to_string((now_ns() - slot_start) / 1000000) + " ms");
-        out.programs[s] = cached;
-        if (built) built(s, cached);
-        continue;
-      }
-      const char* text = source->c_str();
-      prog = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
-    } else if (binaries) {
-      // Binaries only exist for the devices they were made for.
-      std::vector<cl_device_id> have;
-      std::vector<size_t> lengths;
-      std::vector<const unsigned char*> bins;
-      for (size_t i = 0; i < binaries->devices.size(); ++i)
-        for (cl_device_id id : ids)
-          if (id == binaries->devices[i]) {
-            have.push_back(id);
-            lengths.push_back(binaries->data[i].size());
-            bins.push_back(binaries->data[i].data());
-          }
-      ids = have;
-      if (!ids.empty())
-        prog = real().clCreateProgramWithBinary(rt.contexts[s], static_cast<cl_uint>(ids.size()),
-                                                ids.data(), lengths.data(), bins.data(), nullptr,
-                                                &err);
-    } else if (!p->il.empty()) {
-      prog = real().clCreateProgramWithIL(rt.contexts[s], p->il.data(), p->il.size(), &err);
-    }
-    if (!prog) {
+    out.programs[s] = build_slot(p, s, source, options, binaries, &out.why);
+    if (!out.programs[s]) {
       out.all = false;
       continue;
     }
-    err = real().clBuildProgram(prog, static_cast<cl_uint>(ids.size()), ids.data(),
-                                options.c_str(), nullptr, nullptr);
-    if (err != CL_SUCCESS) {
-      out.why = "build failed on " + rt.devices[0].name + ": " + build_log(prog, ids[0]);
-      real().clReleaseProgram(prog);
-      out.all = false;
-      continue;
-    }
-    log_line(2, "preparation: platform slot " + std::to_string(s) + " built in " +
-                    std::to_string((now_ns() - slot_start) / 1000000) + " ms");
-    if (source) store_device_binaries(key, prog, ids.size());
-    out.programs[s] = prog;
-    if (built) built(s, prog);
+    if (built) built(s, out.programs[s]);
   }
   return out;
 }
@@ -270,6 +286,15 @@ Binaries native_binaries(cl_program p) {
   return out;
 }
 
+// States of a platform slot whose program is built when first needed.
+namespace LazySlot {
+constexpr unsigned char None = 0;      // nothing to build (built, or not lazy)
+constexpr unsigned char Pending = 1;   // not started
+constexpr unsigned char Building = 2;  // under way (background or a launch)
+constexpr unsigned char Built = 3;     // in lazy_built, to be taken by a launch
+constexpr unsigned char Failed = 4;
+}  // namespace LazySlot
+
 void release_all(std::vector<cl_program>& programs) {
   for (cl_program pp : programs)
     if (pp) real().clReleaseProgram(pp);
@@ -311,11 +336,14 @@ std::optional<PreparedProgram> prepare_source(cl_program p, const std::string& s
       if (!summary) {
         *why = "unreadable summary: " + perr;
       } else {
-        Built b = build_per_slot(p, &r.partition_ready, options);
+        Built b = build_per_slot(p, &r.partition_ready, options, nullptr, nullptr, nullptr,
+                                 /*app_slots_only=*/true);
         if (b.all) {
           out.mode = Mode::Compiled;
           out.summary = std::move(summary);
           out.per_platform = std::move(b.programs);
+          out.lazy_source = std::move(r.partition_ready);
+          out.lazy_options = options;
           return out;
         }
         release_all(b.programs);
@@ -324,13 +352,16 @@ std::optional<PreparedProgram> prepare_source(cl_program p, const std::string& s
     }
   }
   const bool plain = rt.controls.plain_split && plain_split_safe(source);
+  const std::vector<bool> app = app_slots(p);
   bool have_originals = originals != nullptr;
-  for (size_t s = 0; have_originals && s < originals->size(); ++s) have_originals = (*originals)[s];
+  for (size_t s = 0; have_originals && s < originals->size(); ++s)
+    have_originals = !app[s] || (*originals)[s];
   if (have_originals) {
-    for (cl_program pp : *originals) real().clRetainProgram(pp);
+    for (cl_program pp : *originals)
+      if (pp) real().clRetainProgram(pp);
     out.per_platform = *originals;
   } else {
-    Built b = build_per_slot(p, &source, options);
+    Built b = build_per_slot(p, &source, options, nullptr, nullptr, nullptr, /*app_slots_only=*/true);
     if (!b.all) {
       release_all(b.programs);
       if (!b.why.empty()) *why = b.why;
@@ -338,6 +369,8 @@ std::optional<PreparedProgram> prepare_source(cl_program p, const std::string& s
     }
     out.per_platform = std::move(b.programs);
   }
+  out.lazy_source = source;
+  out.lazy_options = options;
   out.mode = plain ? Mode::Plain : Mode::Whole;
   out.reason = *why;
   log_line(1, "program not partition-ready (" + *why + "); kernels " +
@@ -414,6 +447,18 @@ void adopt(cl_program p, PreparedProgram&& r) {
   p->summary = std::move(r.summary);
   p->mode = r.mode;
   p->mode_reason = r.reason;
+  p->lazy_source = std::move(r.lazy_source);
+  p->lazy_options = std::move(r.lazy_options);
+  p->lazy_failed = false;
+  {
+    std::lock_guard lock(p->prep_mutex);
+    release_all(p->lazy_built);
+    p->lazy_built.assign(p->per_platform.size(), nullptr);
+    p->lazy_state.assign(p->per_platform.size(), LazySlot::None);
+    if (!p->lazy_source.empty())
+      for (size_t s = 0; s < p->per_platform.size(); ++s)
+        if (!p->per_platform[s]) p->lazy_state[s] = LazySlot::Pending;
+  }
   if (r.mode == Mode::Failed) {
     log_line(1, "cannot build the program on libsplit's devices: " + r.reason);
   }
@@ -587,6 +632,8 @@ void start_preparation(cl_program p) {
     p->originals.assign(rt.platforms.size(), nullptr);
     release_all(p->deferred_ready);
     p->prep_deferred = false;
+    release_all(p->lazy_built);
+    p->lazy_state.clear();
   }
   if (!p->from_source || rt.controls.sync_prepare) {
     p->mode = Mode::Unprepared;
@@ -694,6 +741,86 @@ void remember_binaries(cl_program p, const unsigned char* const* binaries, size_
 
 namespace {
 
+// Publishes a lazy slot's build (under prep_mutex): kept for the next launch
+// to take, or dropped when the program was rebuilt meanwhile.
+void publish_lazy(cl_program p, unsigned slot, unsigned generation, cl_program prog, const std::string& why) {
+  if (generation != p->prep_generation || slot >= p->lazy_state.size()) {
+    if (prog) real().clReleaseProgram(prog);
+    return;
+  }
+  if (!prog) {
+    log_line(1, "program not built for platform slot " + std::to_string(slot) +
+                    (why.empty() ? std::string() : ": " + why) + "; its launches run whole");
+    p->lazy_state[slot] = LazySlot::Failed;
+    p->lazy_failed = true;
+    return;
+  }
+  p->lazy_built[slot] = prog;
+  p->lazy_state[slot] = LazySlot::Built;
+}
+
+// Builds a lazy slot in the background (lock: prep_mutex, state Pending).
+void start_lazy_build(cl_program p, unsigned slot, std::unique_lock<std::mutex>& lock) {
+  p->lazy_state[slot] = LazySlot::Building;
+  {
+    std::lock_guard jobs(g_jobs_mutex);
+    ++g_jobs;
+  }
+  retain(p);
+  log_line(2, "preparation: platform slot " + std::to_string(slot) + " is wanted, built in the background");
+  std::thread([p, slot, generation = p->prep_generation, source = p->lazy_source,
+               options = p->lazy_options] {
+    std::string why = "the app ended";
+    cl_program prog = g_exiting ? nullptr : build_slot(p, slot, &source, options, nullptr, &why);
+    {
+      std::lock_guard lock(p->prep_mutex);
+      publish_lazy(p, slot, generation, prog, why);
+    }
+    p->prep_cv.notify_all();
+    release(p);
+    {
+      std::lock_guard jobs(g_jobs_mutex);
+      --g_jobs;
+    }
+    g_jobs_cv.notify_all();
+  }).detach();
+  (void)lock;
+}
+
+// The program of a lazy slot (under the exec lock): taken when built;
+// else, with `wait`, built here or waited for; else its background build
+// is started and the answer is null for now.
+cl_program take_lazy_slot(cl_program p, unsigned slot, bool wait) {
+  std::unique_lock lock(p->prep_mutex);
+  if (slot >= p->lazy_state.size()) return nullptr;
+  if (p->lazy_state[slot] == LazySlot::Pending) {
+    if (!wait) {
+      if (!g_exiting) start_lazy_build(p, slot, lock);
+      return nullptr;
+    }
+    // A split wants the device now (its data is being staged for it).
+    p->lazy_state[slot] = LazySlot::Building;
+    const unsigned generation = p->prep_generation;
+    std::string source = p->lazy_source, options = p->lazy_options;
+    lock.unlock();
+    std::string why = "the app ended";
+    cl_program prog = g_exiting ? nullptr : build_slot(p, slot, &source, options, nullptr, &why);
+    lock.lock();
+    publish_lazy(p, slot, generation, prog, why);
+    p->prep_cv.notify_all();
+  }
+  if (p->lazy_state[slot] == LazySlot::Building) {
+    if (!wait) return nullptr;
+    p->prep_cv.wait(lock, [&] { return p->lazy_state[slot] != LazySlot::Building; });
+  }
+  if (p->lazy_state[slot] != LazySlot::Built) return nullptr;
+  cl_program prog = p->lazy_built[slot];
+  p->lazy_built[slot] = nullptr;
+  p->lazy_state[slot] = LazySlot::None;
+  p->per_platform[slot] = prog;
+  return prog;
+}
+
 cl_kernel kernel_of(cl_kernel k, unsigned device, bool original, cl_int* err) {
   Runtime& rt = runtime();
   std::vector<cl_kernel>& kernels = original ? k->per_device_original : k->per_device;
@@ -702,6 +829,7 @@ cl_kernel kernel_of(cl_kernel k, unsigned device, bool original, cl_int* err) {
   if (!kernels[device]) {
     unsigned slot = rt.devices[device].slot;
     cl_program p = slot < programs.size() ? programs[slot] : nullptr;
+    if (!p && !original) p = take_lazy_slot(k->program, slot, /*wait=*/true);
     if (!p) {
       *err = CL_INVALID_PROGRAM_EXECUTABLE;
       return nullptr;
@@ -714,6 +842,20 @@ cl_kernel kernel_of(cl_kernel k, unsigned device, bool original, cl_int* err) {
 }
 
 }  // namespace
+
+bool device_ready(cl_kernel k, unsigned device) {
+  cl_program p = k->program;
+  const unsigned slot = runtime().devices[device].slot;
+  if (p->mode == Mode::Preparing) return false;
+  if (slot < p->per_platform.size() && p->per_platform[slot]) return true;
+  return take_lazy_slot(p, slot, /*wait=*/false) != nullptr;
+}
+
+bool all_devices_ready(cl_program p) {
+  for (unsigned s = 0; s < p->per_platform.size(); ++s)
+    if (!p->per_platform[s] && !take_lazy_slot(p, s, /*wait=*/true)) return false;
+  return true;
+}
 
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
   return kernel_of(k, device, k->program->mode == Mode::Preparing, err);

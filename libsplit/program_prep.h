@@ -29,6 +29,16 @@ void prepare_program(cl_program p, unsigned home);
 // later created from it can be prepared from source again.
 void remember_binaries(cl_program p, const unsigned char* const* binaries, size_t count);
 
+// For a probe (under the exec lock): whether k's program is built for
+// `device`'s platform. Platforms without a device of the app's context build
+// their program when first wanted: this starts that build in the background
+// (a probe is skipped meanwhile).
+bool device_ready(cl_kernel k, unsigned device);
+// Before a split (under the exec lock): builds every platform's program still
+// missing, or waits for its background build; false when one failed (the
+// program's launches then run whole: lazy_failed).
+bool all_devices_ready(cl_program p);
+
 // The kernel object for runtime device d (created on first use); null when
 // the program has none there.
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err);

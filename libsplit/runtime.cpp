@@ -64,6 +64,10 @@ Runtime* create_runtime() {
     d.global_mem = device_value<cl_ulong>(d.id, CL_DEVICE_GLOBAL_MEM_SIZE);
     d.max_constant = device_value<cl_ulong>(d.id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
     d.base_addr_align = device_value<cl_uint>(d.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+    char version[64] = {};
+    real().clGetDeviceInfo(d.id, CL_DEVICE_VERSION, sizeof version - 1, version, nullptr);
+    unsigned major = 0, minor = 0;
+    if (sscanf(version, "OpenCL %u.%u", &major, &minor) == 2) d.cl_version = 10 * major + minor;
     rt->devices.push_back(d);
   }
   std::vector<sched::DeviceInfo> infos;
@@ -134,9 +138,8 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
     contexts.push_back(c);
   }
   for (auto& d : devices) {
-    cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
     cl_int err = CL_SUCCESS;
-    d.queue = api.clCreateCommandQueueWithProperties(contexts[d.slot], d.id, qp, &err);
+    d.queue = create_profiling_queue(d, contexts[d.slot], &err);
     if (!d.queue || err != CL_SUCCESS) {
       fprintf(stderr, "libsplit: cannot create a queue on %s (%d)\n", d.name.c_str(), err);
       return attach_error = err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
@@ -174,6 +177,12 @@ size_t Runtime::min_max_work_group_size() const {
   size_t m = SIZE_MAX;
   for (auto& d : devices) m = std::min(m, d.max_work_group_size);
   return m;
+}
+
+cl_command_queue create_profiling_queue(const Device& d, cl_context context, cl_int* err) {
+  if (d.cl_version < 20) return real().clCreateCommandQueue(context, d.id, CL_QUEUE_PROFILING_ENABLE, err);
+  cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  return real().clCreateCommandQueueWithProperties(context, d.id, qp, err);
 }
 
 void log_line(int level, const std::string& text) {

@@ -28,6 +28,9 @@ struct Device {
   size_t max_work_item_sizes[3] = {0, 0, 0};
   cl_ulong local_mem = 0, max_alloc = 0, global_mem = 0, max_constant = 0;
   cl_uint base_addr_align = 0;
+  // CL_DEVICE_VERSION as 10 * major + minor (12, 30): the loader's calls of
+  // entry points newer than the driver never returned (Oclgrind, 1.2).
+  unsigned cl_version = 0;
   // Another device of libsplit's has the same name, compute units and
   // clock: an even split with it is a safe first guess (a second GPU).
   bool has_twin = false;
@@ -74,6 +77,10 @@ inline bool splitting() {
   static const bool s = runtime().splitting;
   return s;
 }
+
+// A profiling queue of libsplit's own on runtime device d (the 1.x call on
+// OpenCL 1.x devices).
+cl_command_queue create_profiling_queue(const Device& d, cl_context context, cl_int* err);
 
 // stderr line when LIBSPLIT_LOG >= level.
 void log_line(int level, const std::string& text);

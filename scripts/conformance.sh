@@ -161,7 +161,7 @@ and pass --cts-src ~/src/OpenCL-CTS (or set LIBSPLIT_CTS_SRC)."
   need ninja "install ninja-build (scripts/install-deps.sh)"
   need c++ "install build-essential"
   if [[ " ${cts_suites[*]} " == *" compiler "* ]]; then
-    need spirv-as "test_compiler assembles SPIR-V: apt-get install spirv-tools"
+    need spirv-as "test_compiler assembles SPIR-V: install spirv-tools (scripts/install-deps.sh)"
   fi
 
   local id; id=$(tree_id "$cts_src")

@@ -1,0 +1,126 @@
+// Two OpenCL platforms in one process, as on a GPU node (NVIDIA + PoCL):
+// here Oclgrind (a simulator, OpenCL 1.2, Debian package oclgrind) next to
+// PoCL, found through a vendors directory of the test's own. rt_app runs on
+// the first platform the loader lists; libsplit's devices span both.
+#include "child.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+using rt_test::Env;
+using rt_test::run_child;
+
+namespace {
+
+const char* kOclgrindIcd = "/usr/lib/oclgrind/liboclgrind-rt-icd.so";
+
+std::string temp_dir() {
+  static std::string dir = [] {
+    char templ[] = "/tmp/rt_two_platforms_XXXXXX";
+    return std::string(mkdtemp(templ));
+  }();
+  return dir;
+}
+
+// A vendors directory listing PoCL (as the system's own .icd names it) and Oclgrind.
+std::string vendors_dir() {
+  static std::string dir = [] {
+    std::string d = temp_dir() + "/vendors";
+    mkdir(d.c_str(), 0755);
+    std::ifstream pocl("/etc/OpenCL/vendors/pocl.icd");
+    std::string pocl_lib;
+    std::getline(pocl, pocl_lib);
+    std::ofstream(d + "/pocl.icd") << pocl_lib << "\n";
+    std::ofstream(d + "/oclgrind.icd") << kOclgrindIcd << "\n";
+    return d;
+  }();
+  return dir;
+}
+
+Env native_env() {
+  return {{"OCL_ICD_VENDORS", vendors_dir()},
+          {"OCL_ICD_FILENAMES", std::nullopt},
+          {"POCL_DEVICES", "pthread"},
+          {"LD_PRELOAD", std::nullopt},
+          {"LIBSPLIT_LOG", std::nullopt},
+          {"LIBSPLIT_DEVICES", std::nullopt},
+          {"LIBSPLIT_DISABLE", std::nullopt},
+          {"LIBSPLIT_TRACE", std::nullopt},
+          {"LIBSPLIT_TIMELINE", std::nullopt},
+          {"RT_APP_ITERS", std::nullopt}};
+}
+
+Env shim_env(const std::string& cache) {
+  Env env = native_env();
+  env["LD_PRELOAD"] = std::string(LIBSPLIT_SO);
+  env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
+  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/" + cache;
+  env["LIBSPLIT_LOG"] = "2";
+  return env;
+}
+
+class TwoPlatforms : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(access(kOclgrindIcd, R_OK), 0)
+        << kOclgrindIcd << " missing: scripts/install-deps.sh installs the oclgrind package";
+  }
+};
+
+// Every launch split over a device of each platform (one internal context
+// per platform, one of them the app's own) gives the native output.
+TEST_F(TwoPlatforms, SplitLaunchesGiveTheNativeOutput) {
+  Env env = shim_env("split");
+  env["LIBSPLIT_WHOLE"] = "0";
+  env["LIBSPLIT_SYNC_PREPARE"] = "1";
+  for (const char* scenario : {"vecadd", "twod", "iterative", "columns", "rw", "merge", "events"}) {
+    auto native = run_child({RT_APP, scenario}, native_env());
+    ASSERT_EQ(native.exit_code, 0) << scenario << "\n" << native.err;
+    auto shim = run_child({RT_APP, scenario}, env);
+    ASSERT_EQ(shim.exit_code, 0) << scenario << "\n" << shim.err;
+    EXPECT_EQ(native.out, shim.out) << scenario << "\n" << shim.err;
+    EXPECT_NE(shim.err.find("2 devices ready"), std::string::npos) << shim.err;
+    EXPECT_NE(shim.err.find("| dev1 "), std::string::npos) << scenario << ": no work on dev1\n" << shim.err;
+  }
+}
+
+// The platform without the app's device builds the partition-ready program
+// only once a probe wants its device: never when nothing is explored (the
+// exit then waits for no build there), in the background when a probe asks.
+TEST_F(TwoPlatforms, OtherPlatformBuildsTheProgramOnlyWhenAProbeWantsIt) {
+  auto native = run_child({RT_APP, "iterative"}, [] {
+    Env e = native_env();
+    e["RT_APP_ITERS"] = "60";
+    return e;
+  }());
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+
+  Env env = shim_env("lazy");
+  env["RT_APP_ITERS"] = "60";
+  env["LIBSPLIT_PREPARE_AFTER_MS"] = "0";
+  env["LIBSPLIT_EXPLORE_BUDGET"] = "0";
+  auto quiet = run_child({RT_APP, "iterative"}, env);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(native.out, quiet.out) << quiet.err;
+  EXPECT_NE(quiet.err.find("partition-ready program ready"), std::string::npos) << quiet.err;
+  EXPECT_NE(quiet.err.find("platform slot 0 built in"), std::string::npos) << quiet.err;
+  EXPECT_EQ(quiet.err.find("platform slot 1"), std::string::npos) << quiet.err;
+
+  env.erase("LIBSPLIT_EXPLORE_BUDGET");
+  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/lazy_probe";
+  auto probed = run_child({RT_APP, "iterative"}, env);
+  ASSERT_EQ(probed.exit_code, 0) << probed.err;
+  EXPECT_EQ(native.out, probed.out) << probed.err;
+  EXPECT_NE(probed.err.find("platform slot 1 is wanted, built in the background"), std::string::npos)
+      << probed.err;
+  EXPECT_NE(probed.err.find("not run: the program is being built there"), std::string::npos)
+      << probed.err;
+  EXPECT_NE(probed.err.find("platform slot 1 built in"), std::string::npos) << probed.err;
+}
+
+}  // namespace
