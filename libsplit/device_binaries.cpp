@@ -64,6 +64,10 @@ std::string device_binary_key(const std::string& source, const std::string& opti
   return sha256_hex(reinterpret_cast<const unsigned char*>(text.data()), text.size());
 }
 
+bool has_device_binaries(const std::string& key) {
+  return std::ifstream(directory() + "/" + key).good();
+}
+
 std::optional<std::vector<std::vector<unsigned char>>> load_device_binaries(const std::string& key,
                                                                             size_t devices) {
   std::ifstream in(directory() + "/" + key, std::ios::binary);

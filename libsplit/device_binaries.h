@@ -22,6 +22,9 @@ std::string device_binary_key(const std::string& source, const std::string& opti
 std::optional<std::vector<std::vector<unsigned char>>> load_device_binaries(const std::string& key,
                                                                             size_t devices);
 
+// Whether binaries are stored under `key` (a file test, nothing read).
+bool has_device_binaries(const std::string& key);
+
 // Stores the binaries of a built program (failures only cost the next start).
 void store_device_binaries(const std::string& key, cl_program built, size_t devices);
 

@@ -168,7 +168,7 @@ std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sc
       // Every probe handed out is reported once: this one could not run.
       if (probeable && !ready)
         log_line(2, "probe of launch " + std::to_string(L.id) + " " + L.kernel->name + " on dev" +
-                        std::to_string(c.device) + " not run: the program is being built there");
+                        std::to_string(c.device) + " not run: the program is not built there yet");
       if (cost > room)
         log_line(2, "probe of launch " + std::to_string(L.id) + " " + L.kernel->name + " on dev" +
                         std::to_string(c.device) + " not run: staging its inputs would cost ~" +

@@ -195,6 +195,8 @@ struct _cl_program {
   std::string lazy_source;  // what those slots build, with lazy_options
   std::string lazy_options;
   std::vector<unsigned char> lazy_state;  // by slot: program_prep.cpp's LazySlot
+  unsigned long long first_use_ns = 0;    // the program's first launch (coarse clock)
+  std::vector<bool> lazy_cached;          // by slot: its device binaries are cached
   std::vector<cl_program> lazy_built;     // by slot: built in the background, not taken yet
   std::atomic<bool> lazy_failed{false};   // a slot's build failed: launches run whole
   std::mutex prep_mutex;

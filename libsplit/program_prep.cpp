@@ -34,6 +34,7 @@ struct PreparedProgram {
   std::vector<cl_program> per_platform;  // null for the lazy slots
   std::string lazy_source;  // what the slots left null build when first needed
   std::string lazy_options;
+  std::vector<bool> lazy_cached;  // by slot: lazy_source's device binaries are cached
 };
 
 namespace {
@@ -293,7 +294,29 @@ constexpr unsigned char Pending = 1;   // not started
 constexpr unsigned char Building = 2;  // under way (background or a launch)
 constexpr unsigned char Built = 3;     // in lazy_built, to be taken by a launch
 constexpr unsigned char Failed = 4;
+// Not cached: the build waits until the run is long enough to pay for it
+// from the exploration budget (kOtherPlatformBuildSeconds), or a split
+// needs the device.
+constexpr unsigned char Deferred = 5;
 }  // namespace LazySlot
+
+// What a platform's first build of a program is taken to cost: PoCL's build
+// of a partition-ready program took 0.76-1.2 s on the GPU node, waited for at
+// exit when the app ended meanwhile (a driver torn down under a build
+// crashes). Paid from the exploration budget: with the default 2 % the other
+// platform is first explored after 50 s of the program's launches, at once
+// when its binaries are cached.
+constexpr double kOtherPlatformBuildSeconds = 1.0;
+
+// The cached-binaries test of each slot left for later (in the background:
+// it hashes the source).
+std::vector<bool> cached_slots(const std::vector<cl_program>& built, const std::string& source,
+                               const std::string& options) {
+  std::vector<bool> cached(built.size(), false);
+  for (unsigned s = 0; s < built.size(); ++s)
+    if (!built[s]) cached[s] = has_device_binaries(device_binary_key(source, options, slot_devices(s)));
+  return cached;
+}
 
 void release_all(std::vector<cl_program>& programs) {
   for (cl_program pp : programs)
@@ -342,6 +365,7 @@ std::optional<PreparedProgram> prepare_source(cl_program p, const std::string& s
           out.mode = Mode::Compiled;
           out.summary = std::move(summary);
           out.per_platform = std::move(b.programs);
+          out.lazy_cached = cached_slots(out.per_platform, r.partition_ready, options);
           out.lazy_source = std::move(r.partition_ready);
           out.lazy_options = options;
           return out;
@@ -371,6 +395,7 @@ std::optional<PreparedProgram> prepare_source(cl_program p, const std::string& s
   }
   out.lazy_source = source;
   out.lazy_options = options;
+  out.lazy_cached = cached_slots(out.per_platform, source, options);
   out.mode = plain ? Mode::Plain : Mode::Whole;
   out.reason = *why;
   log_line(1, "program not partition-ready (" + *why + "); kernels " +
@@ -455,9 +480,12 @@ void adopt(cl_program p, PreparedProgram&& r) {
     release_all(p->lazy_built);
     p->lazy_built.assign(p->per_platform.size(), nullptr);
     p->lazy_state.assign(p->per_platform.size(), LazySlot::None);
+    p->lazy_cached = std::move(r.lazy_cached);
+    p->lazy_cached.resize(p->per_platform.size(), false);
     if (!p->lazy_source.empty())
       for (size_t s = 0; s < p->per_platform.size(); ++s)
-        if (!p->per_platform[s]) p->lazy_state[s] = LazySlot::Pending;
+        if (!p->per_platform[s])
+          p->lazy_state[s] = p->lazy_cached[s] ? LazySlot::Pending : LazySlot::Deferred;
   }
   if (r.mode == Mode::Failed) {
     log_line(1, "cannot build the program on libsplit's devices: " + r.reason);
@@ -686,6 +714,7 @@ void start_preparation(cl_program p) {
 }
 
 void prepare_program(cl_program p, unsigned home) {
+  if (!p->first_use_ns) p->first_use_ns = now_coarse_ns();
   if (p->mode == Mode::Preparing) {
     maybe_start_deferred(p);
     const unsigned slot = runtime().devices[home].slot;
@@ -793,6 +822,14 @@ void start_lazy_build(cl_program p, unsigned slot, std::unique_lock<std::mutex>&
 cl_program take_lazy_slot(cl_program p, unsigned slot, bool wait) {
   std::unique_lock lock(p->prep_mutex);
   if (slot >= p->lazy_state.size()) return nullptr;
+  if (p->lazy_state[slot] == LazySlot::Deferred) {
+    const Runtime& rt = runtime();
+    const double ran = (now_coarse_ns() - p->first_use_ns) * 1e-9;
+    if (wait || (rt.explore_budget > 0 && ran * rt.explore_budget >= kOtherPlatformBuildSeconds))
+      p->lazy_state[slot] = LazySlot::Pending;
+    else
+      return nullptr;
+  }
   if (p->lazy_state[slot] == LazySlot::Pending) {
     if (!wait) {
       if (!g_exiting) start_lazy_build(p, slot, lock);

@@ -85,6 +85,7 @@ Runtime* create_runtime() {
           infos[i].clock_mhz == infos[j].clock_mhz)
         rt->devices[i].has_twin = true;
   std::string error;
+  rt->explore_budget = sched::SchedulerOptions::from_environment().explore_budget;
   rt->scheduler = sched::make_scheduler(rt->controls.scheduler, infos, &error);
   if (!rt->scheduler) {
     fprintf(stderr, "libsplit: %s; using the default scheduler\n", error.c_str());

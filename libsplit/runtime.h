@@ -50,6 +50,9 @@ struct Runtime {
   // NVIDIA, and the app's built programs serve whole launches as they are).
   std::vector<cl_context> contexts;
   std::unique_ptr<sched::Scheduler> scheduler;
+  // The share of the run the scheduler may spend exploring
+  // (LIBSPLIT_EXPLORE_BUDGET): another platform's build is paid from it.
+  double explore_budget = 0;
   std::mutex exec_mutex;  // serializes command execution across app queues
   std::mutex attach_mutex;
   bool attached = false;

@@ -669,7 +669,7 @@ int errors(Cl& cl) {
 // Pass-through overhead: many small enqueues of a tiny kernel; the time goes
 // to stderr (not compared), the result to stdout.
 int bench(Cl& cl) {
-  const int n = 256, reps = 2000;
+  const int n = 256, reps = getenv("RT_APP_REPS") ? atoi(getenv("RT_APP_REPS")) : 2000;
   cl_program p = cl.build(kScale);
   cl_kernel k = cl.kernel(p, "scale");
   std::vector<int> v(n, 1);
