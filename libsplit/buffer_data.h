@@ -36,8 +36,10 @@ cl_int write_device_only(BufferStore& s, unsigned device, Range r, const void* s
 cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);
 // True when device holds every byte of r (ensure_device would do nothing).
 bool device_holds(BufferStore& s, unsigned device, Range r);
-// Makes valid on the host the bytes of r the device lacks (so that a later
-// ensure_device only queues writes and never reads from another device).
+// Gathers the bytes of r the device lacks, so that a later ensure_device
+// only queues writes and never reads from another device: those another
+// device holds are copied to it through pinned staging memory
+// (pinned_staging.h; blocking), the rest made valid on the host.
 cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);
 // r was written on the host / on the device: every other copy is stale.
 void wrote_host(BufferStore& s, Range r);

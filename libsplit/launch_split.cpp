@@ -248,13 +248,17 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   }
   std::vector<double> transfer_seconds(ndev, 0);
   std::vector<TransferStats> moved(ndev);
+  std::vector<double> gather_per_device(ndev, 0);
   double gather_seconds = 0;
   {
     cl_ulong t0 = now_ns();
-    for (unsigned d : used)
+    for (unsigned d : used) {
+      cl_ulong d0 = now_ns();
       for (auto& [s, u] : stores)
         for (const Range& r : u.needed[d].ranges())
           if (cl_int err = stage_for_device(*s, d, r, &moved[d])) return err;
+      gather_per_device[d] = (now_ns() - d0) * 1e-9;
+    }
     cl_ulong t1 = now_ns();
     gather_seconds = (t1 - t0) * 1e-9;
     if (t1 - t0 > 20000) rt.tracer->span("gather " + name, "transfer", 0, t0, t1);
@@ -364,7 +368,10 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
         const bool first = &r == &runs[d].front();
         SubKernelRow row = trace_row(L, d, r.chunk, r.seconds, first ? transfer_seconds[d] : 0,
                                      plan.predicted_seconds(d));
-        if (first) row.bytes_to_device = moved[d].bytes_to_device, row.bytes_to_host = moved[d].bytes_to_host;
+        if (first) {
+          row.bytes_to_device = moved[d].bytes_to_device, row.bytes_to_host = moved[d].bytes_to_host;
+          row.ms_gather = gather_per_device[d] * 1e3;
+        }
         rt.tracer->row(row);
       }
     }

@@ -1,5 +1,7 @@
 #include "runtime.h"
 
+#include "pinned_staging.h"
+
 #include "objects.h"
 #include "real_api.h"
 #include "trace.h"
@@ -84,6 +86,7 @@ Runtime* create_runtime() {
       if (i != j && infos[i].name == infos[j].name && infos[i].compute_units == infos[j].compute_units &&
           infos[i].clock_mhz == infos[j].clock_mhz)
         rt->devices[i].has_twin = true;
+  for (size_t i = 0; i < infos.size(); ++i) rt->devices[i].is_gpu = infos[i].is_gpu;
   std::string error;
   rt->explore_budget = sched::SchedulerOptions::from_environment().explore_budget;
   rt->scheduler = sched::make_scheduler(rt->controls.scheduler, infos, &error);
@@ -146,6 +149,9 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
       return attach_error = err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
     }
   }
+  pinning_device = choose_pinning_device();
+  if (pinning_device >= 0)
+    log_line(2, "moves between devices: staged in pinned memory of " + devices[pinning_device].name);
   return CL_SUCCESS;
 }
 

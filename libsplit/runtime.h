@@ -34,6 +34,7 @@ struct Device {
   // Another device of libsplit's has the same name, compute units and
   // clock: an even split with it is a safe first guess (a second GPU).
   bool has_twin = false;
+  bool is_gpu = false;
 };
 
 class Tracer;
@@ -49,6 +50,8 @@ struct Runtime {
   // context shares it (no second context of the same driver: ~100 ms on
   // NVIDIA, and the app's built programs serve whole launches as they are).
   std::vector<cl_context> contexts;
+  // Whose platform allocates the pinned staging memory (pinned_staging.h); -1: none.
+  int pinning_device = -1;
   std::unique_ptr<sched::Scheduler> scheduler;
   // The share of the run the scheduler may spend exploring
   // (LIBSPLIT_EXPLORE_BUDGET): another platform's build is paid from it.

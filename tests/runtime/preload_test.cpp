@@ -294,7 +294,7 @@ TEST(Preload, TraceAndTimelineFiles) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string t = rt_test::read_text(csv);
   EXPECT_EQ(t.rfind("launch,kernel,device,split_dim,first_group,groups,total_groups,ms_kernel,"
-                    "ms_transfer,granularity,predicted_ms,bytes_to_device,bytes_to_host\n", 0), 0u) << t;
+                    "ms_transfer,granularity,predicted_ms,bytes_to_device,bytes_to_host,ms_gather\n", 0), 0u) << t;
   // Two launches over two devices: four sub-kernel rows.
   size_t rows = 0;
   for (char ch : t) rows += ch == '\n';
