@@ -150,40 +150,78 @@ namespace {
 // 139 -> 95 ms).
 constexpr uint64_t kMinStagedBytes = uint64_t(1) << 20;
 
-// Copies to `device` the parts of m that the host copy lacks and another
-// device holds (from 1 MiB), through the pinned staging memory, in pieces of its size:
-// each a blocking read from the holder and a blocking write to `device`
-// (the staging memory is reused at once). The host copy stays stale.
-cl_int copy_through_staging(BufferStore& s, unsigned device, Range m, TransferStats* stats) {
+// One piece through the pinned staging memory, in parts of its size: a
+// blocking read from the holder, a blocking write to `device` (the staging
+// memory is reused at once).
+cl_int copy_staged(BufferStore& s, unsigned from, unsigned device, cl_mem to, Range p,
+                   PinnedStaging& staging) {
   Runtime& rt = runtime();
-  if (rt.pinning_device < 0) return CL_SUCCESS;
+  for (uint64_t at = p.begin; at < p.end; at += staging.size) {
+    const size_t n = std::min<uint64_t>(staging.size, p.end - at);
+    cl_int err = real().clEnqueueReadBuffer(rt.devices[from].queue, s.dev_mem[from], CL_TRUE, at, n,
+                                            staging.ptr, 0, nullptr, nullptr);
+    if (err == CL_SUCCESS)
+      err = real().clEnqueueWriteBuffer(rt.devices[device].queue, to, CL_TRUE, at, n, staging.ptr, 0,
+                                        nullptr, nullptr);
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
+// One piece between two devices of one internal context: a copy command
+// on `device`'s queue once the holder's queue is idle, waited for (the
+// holder's later commands may overwrite the bytes). Cross-queue event waits
+// (a marker on the holder's queue in the copy's wait list, a barrier on it
+// after) deadlocked inside PoCL 3.1.
+cl_int copy_in_context(BufferStore& s, unsigned from, unsigned device, cl_mem to, Range p) {
+  Runtime& rt = runtime();
+  cl_int err = real().clFinish(rt.devices[from].queue);
+  if (err != CL_SUCCESS) return err;
+  cl_event copied = nullptr;
+  err = real().clEnqueueCopyBuffer(rt.devices[device].queue, s.dev_mem[from], to, p.begin, p.begin,
+                                   p.size(), 0, nullptr, &copied);
+  if (err != CL_SUCCESS) return err;
+  err = real().clWaitForEvents(1, &copied);
+  real().clReleaseEvent(copied);
+  return err;
+}
+
+// Moves to `device` the parts of m that the host copy lacks and another
+// device holds, without the host copy (it stays stale): a copy command when
+// both devices share an internal context (LIBSPLIT_DEVICE_COPIES), else
+// through pinned staging memory for pieces of 1 MiB and more
+// (LIBSPLIT_PINNED). What neither takes is left to the host-copy path.
+cl_int copy_between_devices(BufferStore& s, unsigned device, Range m, TransferStats* stats) {
+  Runtime& rt = runtime();
   cl_int err = CL_SUCCESS;
-  cl_mem to = device_buffer(s, device, &err);
-  if (!to) return err;
+  cl_mem to = nullptr;
   for (const Range& stale : s.host_valid.missing(m))
     for (unsigned e = 0; e < s.dev_valid.size(); ++e) {
       if (e == device) continue;
       for (const Range& held : s.dev_valid[e].present(stale))
         for (const Range& p : s.dev_valid[device].missing(held)) {
-          if (p.size() < kMinStagedBytes && rt.controls.pinned != "1") continue;
-          // Allocated at the first piece that needs it (21 ms for 32 MiB on
-          // an H100: launches that move only halos never pay it).
-          PinnedStaging* staging = pinned_staging();
-          if (!staging) return CL_SUCCESS;
-          for (uint64_t at = p.begin; at < p.end; at += staging->size) {
-            const size_t n = std::min<uint64_t>(staging->size, p.end - at);
-            err = real().clEnqueueReadBuffer(rt.devices[e].queue, s.dev_mem[e], CL_TRUE, at, n,
-                                             staging->ptr, 0, nullptr, nullptr);
-            if (err == CL_SUCCESS)
-              err = real().clEnqueueWriteBuffer(rt.devices[device].queue, to, CL_TRUE, at, n,
-                                                staging->ptr, 0, nullptr, nullptr);
-            if (err != CL_SUCCESS) return err;
-            s.dev_valid[device].add({at, at + n});
-            if (stats) stats->bytes_to_host += n, stats->bytes_to_device += n;
-            if (rt.controls.log >= 2)
-              log_line(2, "  copy [" + std::to_string(at) + ", " + std::to_string(at + n) + ") dev" +
-                              std::to_string(e) + " -> dev" + std::to_string(device) + " (pinned staging)");
+          const bool same_context = rt.controls.device_copies && rt.devices[e].slot == rt.devices[device].slot;
+          const bool staged = !same_context && rt.pinning_device >= 0 &&
+                              (p.size() >= kMinStagedBytes || rt.controls.pinned == "1");
+          if (!same_context && !staged) continue;
+          if (!to && !(to = device_buffer(s, device, &err))) return err;
+          if (same_context) {
+            err = copy_in_context(s, e, device, to, p);
+          } else {
+            // Allocated at the first piece that needs it (21 ms for 32 MiB
+            // on an H100: launches that move only halos never pay it).
+            PinnedStaging* staging = pinned_staging();
+            if (!staging) continue;
+            err = copy_staged(s, e, device, to, p, *staging);
           }
+          if (err != CL_SUCCESS) return err;
+          s.dev_valid[device].add(p);
+          if (stats) stats->bytes_to_device += p.size();
+          if (staged && stats) stats->bytes_to_host += p.size();
+          if (rt.controls.log >= 2)
+            log_line(2, "  copy [" + std::to_string(p.begin) + ", " + std::to_string(p.end) + ") dev" +
+                            std::to_string(e) + " -> dev" + std::to_string(device) +
+                            (same_context ? " (same context)" : " (pinned staging)"));
         }
     }
   return CL_SUCCESS;
@@ -193,11 +231,11 @@ cl_int copy_through_staging(BufferStore& s, unsigned device, Range m, TransferSt
 
 cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats* stats) {
   size_state(s);
-  // Held by another device and stale on the host: straight over, through
-  // pinned memory (one copy each way at DMA speed, instead of a read into
-  // the pageable host copy and a write from it).
+  // Held by another device and stale on the host: straight over (one copy
+  // command, or one DMA each way through pinned memory, instead of a read
+  // into the pageable host copy and a write from it).
   for (const Range& m : s.dev_valid[device].missing(r))
-    if (cl_int err = copy_through_staging(s, device, m, stats)) return err;
+    if (cl_int err = copy_between_devices(s, device, m, stats)) return err;
   for (const Range& m : s.dev_valid[device].missing(r))
     if (cl_int err = ensure_host(s, m, stats)) return err;
   return CL_SUCCESS;

@@ -38,8 +38,9 @@ cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* st
 bool device_holds(BufferStore& s, unsigned device, Range r);
 // Gathers the bytes of r the device lacks, so that a later ensure_device
 // only queues writes and never reads from another device: those another
-// device holds are copied to it through pinned staging memory
-// (pinned_staging.h; blocking), the rest made valid on the host.
+// device holds (and the host lacks) are copied to it, by a copy command
+// within one context or through pinned staging memory (pinned_staging.h);
+// the rest is made valid on the host.
 cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);
 // r was written on the host / on the device: every other copy is stale.
 void wrote_host(BufferStore& s, Range r);

@@ -43,7 +43,8 @@ Env base_env(const std::string& pocl_devices) {
           {"LIBSPLIT_DEVICES", std::nullopt},
           {"LIBSPLIT_DISABLE", std::nullopt},
           {"LIBSPLIT_TRACE", std::nullopt},
-          {"LIBSPLIT_TIMELINE", std::nullopt}};
+          {"LIBSPLIT_TIMELINE", std::nullopt},
+          {"LIBSPLIT_DEVICE_COPIES", std::nullopt}};
 }
 
 // The shim with default settings, libsplit-cc found, a cache of its own
@@ -175,6 +176,31 @@ TEST(Preload, CompiledVecAddMovesOnlyItsRegions) {
     auto start = line.rfind(' ', in - 1) + 1;
     long bytes = std::stol(line.substr(start, in - start));
     EXPECT_EQ(bytes, std::string(dev) == "| dev0 " ? 0 : 65536) << line;
+  }
+}
+
+// Launch 1 of vecadd needs on dev1 the halves of a and b that only dev0
+// holds (given at creation, written straight to the app's device): both
+// PoCL devices share one internal context, so they move by a copy command,
+// not through the host copy; LIBSPLIT_DEVICE_COPIES=0 restores the read-back.
+// Same output either way.
+TEST(Preload, MovesWithinOnePlatformAreCopyCommands) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  auto native = run_child({RT_APP, "vecadd"}, base_env(kTwoDevices));
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  for (const char* copies : {"1", "0"}) {
+    SCOPED_TRACE(std::string("LIBSPLIT_DEVICE_COPIES=") + copies);
+    Env env = shim_env(kTwoDevices, true);
+    env["LIBSPLIT_LOG"] = "2";
+    env["LIBSPLIT_DEVICE_COPIES"] = copies;
+    auto r = run_child({RT_APP, "vecadd"}, env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, native.out);
+    const std::string launch1 = r.err.substr(0, r.err.find("libsplit: launch 1 vadd"));
+    const bool copied = launch1.find("dev0 -> dev1 (same context)") != std::string::npos;
+    const bool read_back = launch1.find(") from dev0") != std::string::npos;
+    EXPECT_EQ(copied, copies == std::string("1")) << launch1;
+    EXPECT_EQ(read_back, copies == std::string("0")) << launch1;
   }
 }
 

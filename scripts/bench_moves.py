@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
-"""Moves between devices through the buffers' host copies (LIBSPLIT_PINNED=0)
-against through the pinned staging memory (LIBSPLIT_PINNED=1), on split
-launches.
+"""How split launches move data between devices: a control of the shim off
+against on (--control PINNED: through the buffers' host copies against through
+pinned staging memory; --control DEVICE_COPIES: through the host copies
+against copy commands between devices of one platform).
 
-usage: bench_pinned.py BUILD_DIR --gpu-name H100 [--apps 2mm,nbody]
+usage: bench_moves.py BUILD_DIR --gpu-name H100 [--control PINNED] [--apps 2mm,nbody]
          [--size large] [--iters 10] [--gpu-share 0.95] [--repeats 3] [--out DIR]
 
 The shim runs with LIBSPLIT_SCHEDULER=static, LIBSPLIT_WHOLE=0 and
 LIBSPLIT_SYNC_PREPARE=1 (every launch split from the first), the device whose
-name contains --gpu-name taking --gpu-share of the work-groups and the others
-the rest in equal parts; the app itself is pointed at that GPU (--device).
-After one uncounted warm-up run natively and under the shim, the two modes
-alternate; the table gives median time_ms, median process wall time, and from
-the trace of each run the bytes moved (to devices + back to the host) and the
-milliseconds spent moving them (read-backs and staged copies before the
-kernels, plus the devices' writes) summed over the run. The native row is the
-app alone on the GPU.
+name contains --gpu-name (any device: the app's) taking --gpu-share of the
+work-groups and the others the rest in equal parts; the app itself is pointed
+at that device (--device). After one uncounted warm-up run natively and under
+the shim, LIBSPLIT_<control>=0 and =1 alternate; the table gives median
+time_ms, median process wall time, and from the trace of each run the bytes
+moved (to devices + back to the host) and the milliseconds spent moving them
+(read-backs and copies before the kernels, plus the devices' writes) summed
+over the run. The native row is the app alone on that device.
 """
 import argparse
 import csv
@@ -71,6 +72,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("build")
     p.add_argument("--gpu-name", required=True)
+    p.add_argument("--control", default="PINNED", choices=["PINNED", "DEVICE_COPIES"])
     p.add_argument("--apps", default="2mm,3mm,gemm,jacobi-2d,fdtd-2d,nbody")
     p.add_argument("--size", default="large")
     p.add_argument("--iters", type=int, default=10)
@@ -78,17 +80,17 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", default="")
     a = p.parse_args()
-    work = tempfile.mkdtemp(prefix="libsplit-bench-pinned-")
+    work = tempfile.mkdtemp(prefix="libsplit-bench-moves-")
     base = {k: v for k, v in os.environ.items() if not k.startswith("LIBSPLIT_")}
     names = device_order(a.build, base)
     gpu = app_device_index(names, a.gpu_name)
     rest = (1 - a.gpu_share) / max(1, len(names) - 1)
     shares = ",".join(f"{a.gpu_share if i == gpu else rest:.4f}" for i in range(len(names)))
     shim = os.path.join(a.build, "libsplit", "libsplit.so")
-    head = (f"devices {names}, shares {shares}, --size {a.size} --iters {a.iters}, "
+    head = (f"LIBSPLIT_{a.control}=0 against 1; devices {names}, shares {shares}, --size {a.size} --iters {a.iters}, "
             f"{a.repeats} runs each (median)\n")
-    rows = ["| app | native time ms | time ms host copy | time ms pinned staging | ratio | wall s native / host copy / "
-            "staging | MB moved per run (staging) | transfer ms host copy | transfer ms staging | PASS |",
+    rows = ["| app | native time ms | time ms =0 | time ms =1 | ratio | wall s native / =0 / =1 "
+            "| MB moved per run (=1) | transfer ms =0 | transfer ms =1 | PASS |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     print(head)
     print("\n".join(rows), flush=True)
@@ -109,7 +111,7 @@ def main():
                 if mode != "native":
                     env.update(LD_PRELOAD=shim, LIBSPLIT_CACHE_DIR=os.path.join(work, "cache"),
                                LIBSPLIT_SCHEDULER="static", LIBSPLIT_PROPORTIONS=shares,
-                               LIBSPLIT_WHOLE="0", LIBSPLIT_SYNC_PREPARE="1", LIBSPLIT_PINNED=mode,
+                               LIBSPLIT_WHOLE="0", LIBSPLIT_SYNC_PREPARE="1", **{f"LIBSPLIT_{a.control}": mode},
                                LIBSPLIT_TRACE=trace, LIBSPLIT_WARMSTART="0")
                 ok, ms, wall, err = run(cmd, env)
                 mb, tms = trace_totals(trace)
@@ -129,11 +131,11 @@ def main():
         print(row, flush=True)
     if a.out:
         os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "pinned.md"), "w") as f:
+        with open(os.path.join(a.out, f"{a.control.lower()}.md"), "w") as f:
             f.write(head + "\n" + "\n".join(rows) + "\n")
-        with open(os.path.join(a.out, "pinned.csv"), "w", newline="") as f:
+        with open(os.path.join(a.out, f"{a.control.lower()}.csv"), "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["app", "pinned", "run", "time_ms", "wall_s", "bytes_moved", "transfer_ms", "pass"])
+            w.writerow(["app", a.control.lower(), "run", "time_ms", "wall_s", "bytes_moved", "transfer_ms", "pass"])
             w.writerows(raw)
 
 
