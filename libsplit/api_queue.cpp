@@ -7,7 +7,9 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <memory>
 
 namespace libsplit {
 
@@ -24,6 +26,8 @@ cl_int run_command(cl_event e, std::function<cl_int()>& run) {
 }
 
 }  // namespace
+
+bool running_command_observed() { return t_running && ref_count(t_running) > 1; }
 
 namespace {
 
@@ -60,21 +64,24 @@ int64_t measure_device_offset(unsigned device) {
 }  // namespace
 
 cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns) {
-  // Offset host - device, measured once per device with the device timer.
+  // Offset host - device, measured once per device with the device timer;
+  // read without a lock afterwards (profiled apps convert a few times per
+  // launch: a mutex and a map lookup each time showed in the per-launch cost).
+  struct Offset {
+    std::atomic<bool> known{false};
+    int64_t value = 0;
+  };
   static std::mutex mutex;
-  static std::map<unsigned, int64_t> offsets;
-  int64_t offset = 0;
-  {
+  static std::unique_ptr<Offset[]> offsets(new Offset[runtime().devices.size()]);
+  Offset& o = offsets[device];
+  if (!o.known.load(std::memory_order_acquire)) {
     std::lock_guard lock(mutex);
-    auto it = offsets.find(device);
-    if (it == offsets.end()) {
-      offset = measure_device_offset(device);
-      offsets[device] = offset;
-    } else {
-      offset = it->second;
+    if (!o.known.load(std::memory_order_relaxed)) {
+      o.value = measure_device_offset(device);
+      o.known.store(true, std::memory_order_release);
     }
   }
-  return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + offset);
+  return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + o.value);
 }
 
 void report_device_span(unsigned device, cl_ulong device_start, cl_ulong device_end) {

@@ -25,12 +25,14 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   for (const BufferArg& b : L.buffers)
     in_place = in_place && device_holds(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
   const cl_ulong t0 = in_place ? 0 : now_ns();
-  for (const BufferArg& b : L.buffers)
-    if (cl_int err = stage_for_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
-      return err;
-  for (const BufferArg& b : L.buffers)
-    if (cl_int err = ensure_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
-      return err;
+  if (!in_place) {
+    for (const BufferArg& b : L.buffers)
+      if (cl_int err = stage_for_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
+        return err;
+    for (const BufferArg& b : L.buffers)
+      if (cl_int err = ensure_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
+        return err;
+  }
   for (const ImageArg& img : L.images)
     if (cl_int err = ensure_image_device(*img.mem->image, device)) return err;
   const double transfer = in_place ? 0.0 : (now_ns() - t0) * 1e-9;
@@ -50,7 +52,9 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   // (profiled app queues: device times on the app's event; trace and log).
   const bool measure = plan != nullptr && plan->wants_report();
   const bool traced = rt.tracer->enabled() || rt.controls.log >= 1;
-  const bool profiled = L.queue->properties & CL_QUEUE_PROFILING_ENABLE;
+  // A profiled queue's device times go on the app's event, if anyone can
+  // read them.
+  const bool profiled = (L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed();
   const bool callback = traced || profiled || injected_slowdown(device, L.id) != 1.0;
   cl_event done = nullptr;
   if ((err = launch_chunk(dq, dk, L, chunk, measure || callback ? &done : nullptr, original))) return err;
@@ -66,12 +70,17 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   }
 
   if (profiled) device_to_host_ns(device, 0);  // measures the clock offset once, here
-  SubKernelRow row = trace_row(L, device, chunk, 0, transfer, plan ? plan->predicted_seconds(device) : 0);
-  row.bytes_to_device = moved.bytes_to_device;
-  row.bytes_to_host = moved.bytes_to_host;
+  SubKernelRow row;
   std::ostringstream head;
-  head << "launch " << L.id << " " << L.kernel->name << " dim " << L.dim << " groups " << L.total_groups
-       << " whole (" << (L.why_whole.empty() ? "scheduler" : L.why_whole) << ")";
+  if (traced) {
+    row = trace_row(L, device, chunk, 0, transfer, plan ? plan->predicted_seconds(device) : 0);
+    row.bytes_to_device = moved.bytes_to_device;
+    row.bytes_to_host = moved.bytes_to_host;
+    head << "launch " << L.id << " " << L.kernel->name << " dim " << L.dim << " groups " << L.total_groups
+         << " whole (" << (L.why_whole.empty() ? "scheduler" : L.why_whole) << ")";
+  } else {
+    row.device = device, row.launch = L.id, row.total_groups = L.total_groups;
+  }
   complete_after(dq, done, [key = L.key, row, head = head.str(), measure, traced, bytes = moved.bytes_to_device,
                         transfer](cl_event e, cl_event app) mutable {
     Runtime& rt = runtime();

@@ -29,6 +29,11 @@ void report_device_span(unsigned device, cl_ulong device_start, cl_ulong device_
 // from a launch thread): measuring enqueues on the device's queue.
 void report_device_span(cl_event e, unsigned device, cl_ulong device_start, cl_ulong device_end);
 
+// Whether anyone but libsplit holds the app event of the command running on
+// this thread (the app asked for it, or a wait list holds it): when nobody
+// does, its profiling times can never be read.
+bool running_command_observed();
+
 // A device's profiling time on the host clock (now_ns()).
 cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns);
 

@@ -27,6 +27,8 @@ usage: scripts/conformance.sh [options]
   --suites LIST      comma list of: basic,api,buffers,compiler,image_streams,piglit
                      (default: all of them)
   --modes LIST       comma list of: native,passthrough,split (default: all three)
+  --tests REGEX      only the sub-tests whose name matches (grep -E), e.g.
+                     '^(prefetch|kernel_call_kernel_function)$'
   --quick            a few sub-tests per suite (about an hour on 2 cores, the
                      full set takes many)
   --timeout S        seconds per sub-test before it counts as a hang
@@ -51,6 +53,7 @@ spirv_headers=${LIBSPLIT_SPIRV_HEADERS:-}
 suites=basic,api,buffers,compiler,image_streams,piglit
 modes=native,passthrough,split
 quick=0
+tests_re=
 timeout_s=
 jobs=2
 build_only=0
@@ -66,6 +69,7 @@ while [ $# -gt 0 ]; do
     --suites) suites=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
     --quick) quick=1; shift ;;
+    --tests) tests_re=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --build-only) build_only=1; shift ;;
@@ -288,7 +292,7 @@ cts_subtests() { # suite -> names, one a line
   else
     "$exe" --help 2>/dev/null | sed -n '/^Test names:/,$p' | tail -n +2 |
       sed 's/^[[:space:]]*//' | grep -v '^$' || true
-  fi
+  fi | { [ -n "$tests_re" ] && grep -E -- "$tests_re" || cat; }
 }
 
 # Every sub-test runs in the three modes one after the other, so that a run
@@ -327,7 +331,8 @@ run_cts_suite() { # suite
 }
 
 run_piglit() {
-  local list; list=$(python3 "$lib" piglit-list "$piglit_dir" "$quick")
+  local list; list=$(python3 "$lib" piglit-list "$piglit_dir" "$quick" |
+    { [ -n "$tests_re" ] && grep -E -- "^[^	]*($tests_re)" || cat; })
   local n; n=$(printf '%s\n' "$list" | grep -c . || true)
   for m in ${modes//,/ }; do : >"$out/piglit.$m.tsv"; mkdir -p "$out/logs/piglit/$m"; done
   local i=0 name cmd m
