@@ -17,6 +17,15 @@ extern char** environ;
 
 namespace rt_test {
 
+Env without_shim() {
+  Env env{{"LD_PRELOAD", std::nullopt}};
+  for (char** e = environ; *e; ++e) {
+    std::string entry(*e);
+    if (entry.rfind("LIBSPLIT_", 0) == 0) env[entry.substr(0, entry.find('='))] = std::nullopt;
+  }
+  return env;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream os;

@@ -17,6 +17,10 @@ struct ChildResult {
 // value: set the variable; nullopt: remove it.
 using Env = std::map<std::string, std::optional<std::string>>;
 
+// No preload and none of the caller's LIBSPLIT_* variables: the start of
+// every test's environment (a developer's LIBSPLIT_LOG must not leak in).
+Env without_shim();
+
 ChildResult run_child(const std::vector<std::string>& argv, const Env& env, int timeout_s = 120);
 
 std::string read_text(const std::string& path);

@@ -17,6 +17,7 @@
 
 using rt_test::Env;
 using rt_test::run_child;
+using rt_test::without_shim;
 
 namespace {
 
@@ -36,15 +37,10 @@ std::string temp_dir() {
 }
 
 Env base_env(const std::string& pocl_devices) {
-  return {{"POCL_DEVICES", pocl_devices},
-          {"LD_PRELOAD", std::nullopt},
-          {"LIBSPLIT_CACHE_DIR", temp_dir() + "/cc-cache"},
-          {"LIBSPLIT_LOG", std::nullopt},
-          {"LIBSPLIT_DEVICES", std::nullopt},
-          {"LIBSPLIT_DISABLE", std::nullopt},
-          {"LIBSPLIT_TRACE", std::nullopt},
-          {"LIBSPLIT_TIMELINE", std::nullopt},
-          {"LIBSPLIT_DEVICE_COPIES", std::nullopt}};
+  Env env = without_shim();
+  env["POCL_DEVICES"] = pocl_devices;
+  env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/cc-cache";
+  return env;
 }
 
 // The shim with default settings, libsplit-cc found, a cache of its own

@@ -14,6 +14,7 @@
 
 using rt_test::Env;
 using rt_test::run_child;
+using rt_test::without_shim;
 
 namespace {
 
@@ -43,16 +44,12 @@ std::string vendors_dir() {
 }
 
 Env native_env() {
-  return {{"OCL_ICD_VENDORS", vendors_dir()},
-          {"OCL_ICD_FILENAMES", std::nullopt},
-          {"POCL_DEVICES", "pthread"},
-          {"LD_PRELOAD", std::nullopt},
-          {"LIBSPLIT_LOG", std::nullopt},
-          {"LIBSPLIT_DEVICES", std::nullopt},
-          {"LIBSPLIT_DISABLE", std::nullopt},
-          {"LIBSPLIT_TRACE", std::nullopt},
-          {"LIBSPLIT_TIMELINE", std::nullopt},
-          {"RT_APP_ITERS", std::nullopt}};
+  Env env = without_shim();
+  env["OCL_ICD_VENDORS"] = vendors_dir();
+  env["OCL_ICD_FILENAMES"] = std::nullopt;
+  env["POCL_DEVICES"] = "pthread";
+  env["RT_APP_ITERS"] = std::nullopt;
+  return env;
 }
 
 Env shim_env(const std::string& cache) {
