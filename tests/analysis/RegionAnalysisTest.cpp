@@ -59,6 +59,20 @@ __kernel void rowsum(__global const float* m, __global float* out, int cols) {
   EXPECT_EQ(line(r, "arg 1 write"), "arg 1 write: [(* (wrap_i32 gid0) 4), (+ (* (wrap_i32 gid0) 4) 3)]");
 }
 
+// prefetch is a hint: the source keeps the region of its loads, and no
+// write (before, the call made both unknown).
+TEST(RegionAnalysis, PrefetchTouchesNothing) {
+  std::string r = regionsOf(R"(
+__kernel void copy(__global const int* src, __global int* dst, int per_item) {
+  prefetch(src + per_item * get_global_id(0), per_item);
+  for (int i = 0; i < per_item; i++)
+    dst[get_global_id(0) * per_item + i] = src[get_global_id(0) * per_item + i];
+})");
+  EXPECT_EQ(line(r, "arg 0 write"), "arg 0 write: none");
+  EXPECT_EQ(line(r, "arg 0 read").find("unknown"), std::string::npos) << r;
+  EXPECT_EQ(line(r, "arg 0 read").substr(12), line(r, "arg 1 write").substr(13)) << r;
+}
+
 TEST(RegionAnalysis, MatmulFromDefine) {
   std::string r = regionsOf(R"(
 __kernel void matmul(__global const float* a, __global const float* b, __global float* c) {

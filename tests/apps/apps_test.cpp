@@ -291,7 +291,7 @@ struct ShimCase {
   std::string scheduler;     // LIBSPLIT_SCHEDULER, empty: the default
   bool warm_cache = false;   // run twice with one LIBSPLIT_CACHE_DIR, check both runs
   bool no_compiler = false;  // LIBSPLIT_CC names a missing file: the shim's Plain mode
-  bool pinned = false;       // LIBSPLIT_PINNED=1: device-to-device moves through pinned staging
+  bool pinned = false;       // LIBSPLIT_PINNED=1, LIBSPLIT_DEVICE_COPIES=1: moves without the host copy
 };
 
 void PrintTo(const ShimCase& c, std::ostream* os) {
@@ -313,7 +313,7 @@ EnvChanges shim_env(const ShimCase& c, const std::string& cache_dir) {
   env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
 #endif
   if (c.no_compiler) env["LIBSPLIT_CC"] = cache_dir + "/no-such-libsplit-cc";
-  if (c.pinned) env["LIBSPLIT_PINNED"] = "1";
+  if (c.pinned) env["LIBSPLIT_PINNED"] = "1", env["LIBSPLIT_DEVICE_COPIES"] = "1";
   // Passed on from the caller, so that the whole suite can be run with the
   // opt-in deferred writes (LIBSPLIT_DEFERRED_WRITES=1 ctest -L apps).
   if (const char* deferred = getenv("LIBSPLIT_DEFERRED_WRITES"))
@@ -373,8 +373,8 @@ std::vector<ShimCase> shim_cases() {
     cases.push_back({app, "pthread basic", "2dev_forced", true, "", false, false});
     // Chunk schedulers: many small slices whose devices change from launch
     // to launch, so buffer regions keep moving between devices.
-    // ... and moving straight from device to device through the pinned
-    // staging memory (what GPU nodes get), not through the host copies.
+    // ... and moving straight from device to device (copy commands within
+    // the platform, pinned staging otherwise), not through the host copies.
     cases.push_back({app, "pthread pthread basic basic", "4dev_dynamic_pinned", true, "dynamic",
                      false, false, true});
     cases.push_back({app, "pthread basic", "2dev_hguided", true, "hguided", false, false});

@@ -177,8 +177,9 @@ TEST(Preload, CompiledVecAddMovesOnlyItsRegions) {
 
 // Launch 1 of vecadd needs on dev1 the halves of a and b that only dev0
 // holds (given at creation, written straight to the app's device): both
-// PoCL devices share one internal context, so they move by a copy command,
-// not through the host copy; LIBSPLIT_DEVICE_COPIES=0 restores the read-back.
+// PoCL devices share one internal context, so with LIBSPLIT_DEVICE_COPIES=1
+// they move by a copy command, not through the host copy; with 0 (the
+// default) they are read back.
 // Same output either way.
 TEST(Preload, MovesWithinOnePlatformAreCopyCommands) {
   if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
