@@ -6,6 +6,8 @@
 // buffer, mapped; its pages are locked for the devices of the platform that
 // allocated it.
 //
+// On 2 H100 (every launch split evenly) it cut the transfer time of split
+// launches 7-16x against the host copy (bench/results/2xh100-moves-2026-11-25).
 // Only the staging buffer is pinned, not the buffers' host copies: pinned
 // host copies of every buffer halved the transfer time of split launches on
 // an H100 + CPU but cost 0.3-0.4 s of wall time per large app in allocation

@@ -4,7 +4,7 @@ against on (--control PINNED: through the buffers' host copies against through
 pinned staging memory; --control DEVICE_COPIES: through the host copies
 against copy commands between devices of one platform).
 
-usage: bench_moves.py BUILD_DIR --gpu-name H100 [--control PINNED] [--apps 2mm,nbody]
+usage: bench_moves.py BUILD_DIR --gpu-name H100 [--control PINNED] [--devices type:gpu] [--apps 2mm,nbody]
          [--size large] [--iters 10] [--gpu-share 0.95] [--repeats 3] [--out DIR]
 
 The shim runs with LIBSPLIT_SCHEDULER=static, LIBSPLIT_WHOLE=0 and
@@ -52,20 +52,21 @@ def trace_totals(path):
 
 
 def device_order(build, env):
-    """Runtime device names in libsplit's order (libsplit-info)."""
+    """(all device names in the apps' order, names libsplit chose, in its order), from
+    libsplit-info."""
     out = subprocess.run([os.path.join(build, "libsplit", "libsplit-info")], env=env,
                          capture_output=True, text=True).stdout
-    names = []
+    every, chosen = [], []
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) > 1 and ":" in parts[0] and parts[0].replace(":", "").isdigit() and "chosen" in line:
-            names.append(line.split("chosen")[0][len(parts[0]) + 2:].strip())
-    return names
-
-
-def app_device_index(names_all, gpu_name):
-    # The apps number the devices of all platforms in order, like libsplit-info.
-    return next(i for i, n in enumerate(names_all) if gpu_name in n)
+        if len(parts) > 1 and ":" in parts[0] and parts[0].replace(":", "").isdigit():
+            name = line[line.index(parts[0]) + len(parts[0]):].strip()
+            for word in ("chosen", "not chosen", "skipped"):
+                name = name.split("  " + word)[0].strip()
+            every.append(name)
+            if "chosen:" in line and "not chosen" not in line:
+                chosen.append(name)
+    return every, chosen
 
 
 def main():
@@ -79,13 +80,18 @@ def main():
     p.add_argument("--gpu-share", type=float, default=0.95)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", default="")
+    p.add_argument("--devices", default="", help="LIBSPLIT_DEVICES for the shim runs (e.g. type:gpu)")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="libsplit-bench-moves-")
     base = {k: v for k, v in os.environ.items() if not k.startswith("LIBSPLIT_")}
-    names = device_order(a.build, base)
-    gpu = app_device_index(names, a.gpu_name)
+    if a.devices:
+        base["LIBSPLIT_DEVICES"] = a.devices
+    every, names = device_order(a.build, base)
+    # The apps number the devices of all platforms in order, like libsplit-info.
+    gpu = next(i for i, n in enumerate(every) if a.gpu_name in n)
+    home = names.index(every[gpu]) if every[gpu] in names else 0
     rest = (1 - a.gpu_share) / max(1, len(names) - 1)
-    shares = ",".join(f"{a.gpu_share if i == gpu else rest:.4f}" for i in range(len(names)))
+    shares = ",".join(f"{a.gpu_share if i == home else rest:.4f}" for i in range(len(names)))
     shim = os.path.join(a.build, "libsplit", "libsplit.so")
     head = (f"LIBSPLIT_{a.control}=0 against 1; devices {names}, shares {shares}, --size {a.size} --iters {a.iters}, "
             f"{a.repeats} runs each (median)\n")
