@@ -233,9 +233,12 @@ cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats*
   size_state(s);
   // Held by another device and stale on the host: straight over (one copy
   // command, or one DMA each way through pinned memory, instead of a read
-  // into the pageable host copy and a write from it).
-  for (const Range& m : s.dev_valid[device].missing(r))
-    if (cl_int err = copy_between_devices(s, device, m, stats)) return err;
+  // into the pageable host copy and a write from it). Without either
+  // mechanism (CPU-only nodes by default) nothing is scanned for it.
+  const Runtime& rt = runtime();
+  if (rt.pinning_device >= 0 || rt.controls.device_copies)
+    for (const Range& m : s.dev_valid[device].missing(r))
+      if (cl_int err = copy_between_devices(s, device, m, stats)) return err;
   for (const Range& m : s.dev_valid[device].missing(r))
     if (cl_int err = ensure_host(s, m, stats)) return err;
   return CL_SUCCESS;

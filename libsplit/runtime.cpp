@@ -76,7 +76,7 @@ Runtime* create_runtime() {
   for (auto& d : rt->devices) {
     sched::DeviceInfo info;
     info.name = d.name;
-    info.is_gpu = device_value<cl_device_type>(d.id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU;
+    info.is_gpu = d.is_gpu = device_value<cl_device_type>(d.id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU;
     info.compute_units = device_value<cl_uint>(d.id, CL_DEVICE_MAX_COMPUTE_UNITS);
     info.clock_mhz = device_value<cl_uint>(d.id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
     infos.push_back(info);
@@ -86,7 +86,6 @@ Runtime* create_runtime() {
       if (i != j && infos[i].name == infos[j].name && infos[i].compute_units == infos[j].compute_units &&
           infos[i].clock_mhz == infos[j].clock_mhz)
         rt->devices[i].has_twin = true;
-  for (size_t i = 0; i < infos.size(); ++i) rt->devices[i].is_gpu = infos[i].is_gpu;
   std::string error;
   rt->explore_budget = sched::SchedulerOptions::from_environment().explore_budget;
   rt->scheduler = sched::make_scheduler(rt->controls.scheduler, infos, &error);

@@ -20,8 +20,9 @@ struct SubKernelRow {
   // Data the launch moved for this device (on its first row of the launch):
   // host-to-device writes and device-to-host reads made to stage its slices.
   uint64_t bytes_to_device = 0, bytes_to_host = 0;
-  // Host time spent, before the kernels, reading back from other devices
-  // into the host copy what this device lacked (first row of the launch).
+  // Host time spent, before the kernels, gathering what this device lacked
+  // from the other devices (read back into the host copy, or copied over
+  // through pinned staging or a copy command; first row of the launch).
   double ms_gather = 0;
 };
 

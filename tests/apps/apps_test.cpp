@@ -297,7 +297,7 @@ struct ShimCase {
 void PrintTo(const ShimCase& c, std::ostream* os) {
   *os << c.app << " on \"" << c.devices << "\"" << (c.force_split ? " LIBSPLIT_WHOLE=0" : "")
       << (c.warm_cache ? " (run twice, shared cache)" : "")
-      << (c.no_compiler ? " without libsplit-cc" : "") << (c.pinned ? " LIBSPLIT_PINNED=1" : "")
+      << (c.no_compiler ? " without libsplit-cc" : "") << (c.pinned ? " LIBSPLIT_PINNED=1 LIBSPLIT_DEVICE_COPIES=1" : "")
       << (c.scheduler.empty() ? "" : " LIBSPLIT_SCHEDULER=" + c.scheduler);
 }
 
