@@ -12,7 +12,8 @@
 //    through the measured host copy rate). The plan wins only when what it
 //    gains in kernel time, over a few launches, pays for what it moves, and
 //    the gain is above the noise, at two launches of the kernel in a row
-//    (launch_split.cpp).
+//    (at once when it gains a quarter of the kernel time and pays its moves
+//    back within the launch) (launch_split.cpp).
 //  - Chunk schedulers: the scheduler still sizes each package, the position
 //    comes from the recorded owners (OwnerPlacement): a device takes groups
 //    it owned, and an idle device takes the end of another's remaining

@@ -60,9 +60,13 @@ struct NoRegretPolicy {
   // cliff split is held at most (a load step releases it earlier).
   static constexpr unsigned kCliffSteps = 6, kHoldMax = 64;
   static constexpr double kCliffImbalance = 0.15;
-  // A settled whole launch (its device's noise known, no probe out) is
-  // measured only every kMeasureEvery launches.
+  // A settled whole launch (its device's noise known, no probe out) shorter
+  // than kMeasureAlways seconds is measured only every kMeasureEvery
+  // launches; longer ones every time (a report costs a few microseconds of
+  // host time, under 1 % of such a launch, and a load step on home is then
+  // seen at the launch it starts instead of up to 8 launches later).
   static constexpr long kMeasureEvery = 8;
+  static constexpr double kMeasureAlways = 1e-3;
   // A device's first split launch is judged without its transfer when the
   // split's gain over whole pays it back within this many launches (or as
   // many as the key has run, if more): it staged inputs the device keeps.
@@ -112,9 +116,12 @@ class NoRegretScheduler final : public Scheduler {
   bool split_may_beat(const KeyState& state, uint64_t numgroups, double seconds) const;
   uint64_t probe_size(const KeyState& state, unsigned d, uint64_t numgroups) const;
   void reset_probe_backoff(KeyState& state);
+  // Cliff guard over the solver's proposal: x the shares run, f their busy
+  // seconds per group, kernel_f the kernel part of f.
   std::vector<double> guard(KeyState& state, const std::vector<double>& x,
-                            const std::vector<double>& f, double makespan, double band,
-                            unsigned bottleneck, std::vector<double> proposal);
+                            const std::vector<double>& f, const std::vector<double>& kernel_f,
+                            double makespan, double band, unsigned bottleneck,
+                            std::vector<double> proposal);
   void finish_split_plan(KeyState& state, std::vector<uint64_t> groups, uint64_t numgroups);
   void block_split(KeyState& state);
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);

@@ -508,14 +508,24 @@ TEST(Preload, HiddenLoadIsFollowedWithinThreeLaunches) {
     EXPECT_EQ(r.out, native.out) << r.err;
     return std::make_pair(shares_by_launch(*env["LIBSPLIT_TRACE"]), r.err);
   };
-  auto [quiet, quiet_log] = run("quiet", "");
-  ASSERT_EQ(quiet.size(), kLaunches) << quiet_log;
+  // The device to slow down is the one the quiet run gave most work before
+  // the step; on a loaded machine the loaded run may settle differently
+  // (whole on the other device): then the premise does not hold and both
+  // runs are repeated (at most 3 times).
+  std::map<uint64_t, std::map<unsigned, double>> loaded;
+  std::string loaded_log;
   unsigned busiest = 0;
-  for (auto& [device, share] : quiet[kStep - 1])
-    if (share > quiet[kStep - 1][busiest]) busiest = device;
-  auto [loaded, loaded_log] = run("loaded", std::to_string(busiest) + "@" + std::to_string(kStep) + "*4");
-  ASSERT_EQ(loaded.size(), kLaunches) << loaded_log;
-  const double before = loaded[kStep - 1][busiest];
+  double before = 0;
+  for (int attempt = 0; attempt < 3 && before <= 0.3; ++attempt) {
+    auto [quiet, quiet_log] = run("quiet", "");
+    ASSERT_EQ(quiet.size(), kLaunches) << quiet_log;
+    busiest = 0;
+    for (auto& [device, share] : quiet[kStep - 1])
+      if (share > quiet[kStep - 1][busiest]) busiest = device;
+    std::tie(loaded, loaded_log) = run("loaded", std::to_string(busiest) + "@" + std::to_string(kStep) + "*4");
+    ASSERT_EQ(loaded.size(), kLaunches) << loaded_log;
+    before = loaded[kStep - 1][busiest];
+  }
   ASSERT_GT(before, 0.3) << "device " << busiest << " took little work before the step\n" << loaded_log;
   // By the third launch after the step the share has moved, and it stays
   // moved: at most two later launches (a noisy measurement on a loaded

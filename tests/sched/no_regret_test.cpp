@@ -349,6 +349,81 @@ TEST(NoRegret, DeclinedTwinSplitIsRetriedWithAGrowingAllowance) {
   EXPECT_GT(allowances.back(), 2 * allowances.front());
 }
 
+// Drives the scheduler by hand on noise-free devices (seconds per group at
+// each launch; dev0 = home; a chunk also costs kChunkOverhead): every
+// launch's chunks and probes are timed at once. Returns the groups dev0 ran
+// at each launch.
+constexpr double kChunkOverhead = 1e-4;
+std::vector<uint64_t> drive(Scheduler& s, uint64_t numgroups, unsigned launches,
+                            const std::function<std::vector<double>(unsigned)>& rates) {
+  const LaunchKey key{"hand_driven", 1, {numgroups * 64, 1, 1}, {64, 1, 1}, 0};
+  std::vector<uint64_t> dev0;
+  for (unsigned launch = 0; launch < launches; ++launch) {
+    const std::vector<double> rate = rates(launch);
+    std::unique_ptr<LaunchPlan> plan = s.plan(key, numgroups);
+    std::vector<ChunkTiming> timings;
+    uint64_t on_dev0 = 0;
+    for (unsigned d = 0; d < rate.size(); ++d)
+      while (std::optional<Chunk> c = plan->next(d)) {
+        timings.push_back({*c, kChunkOverhead + rate[d] * double(c->group_count), 0});
+        if (d == 0) on_dev0 += c->group_count;
+      }
+    for (const Chunk& p : plan->probes())
+      s.report_probe(key, {p, kChunkOverhead + rate[p.device] * double(p.group_count), 0});
+    if (plan->wants_report()) s.report(key, timings);
+    dev0.push_back(on_dev0);
+  }
+  return dev0;
+}
+
+TEST(NoRegret, AProbeReportedBeforeItsLaunchIsNotTakenForUseless) {
+  // drive() reports probes before the launch they ran beside, as the
+  // runtime does when a one-group probe ends before a whole launch: with no
+  // whole time to compare with, the probe once made the other device look
+  // useless (re-probed 32 launches later) although it is half as fast as home.
+  std::vector<uint64_t> home = drive(*make_scheduler("auto", {{"home", false}, {"other", false}},
+                                                     SchedulerOptions{}),
+                                     1024, 12, [](unsigned) { return std::vector<double>{1e-5, 2e-5}; });
+  EXPECT_NEAR(double(home.back()), 1024 * 2.0 / 3.0, 0.02 * 1024);
+}
+
+TEST(NoRegret, ALoadStepThatComesWithAMoveIsFollowedNotBisected) {
+  // Home is 2x faster; at launch 12 the other device gets 1.3x slower and
+  // the solver grows home's slice. At the first launch where it grew by more
+  // than 5 %, home gets 4x slower: a larger slice that got slower is what a
+  // cliff looks like to the cliff guard. One launch back at the old split
+  // shows home slow there too: a load step, which the solver must follow
+  // (home's share 2.6 / 6.6) instead of bisecting for 6 launches.
+  constexpr uint64_t kGroups = 1024;
+  constexpr unsigned kOtherSlows = 12;
+  auto quiet_rates = [&](unsigned launch) {
+    return std::vector<double>{1e-5, launch >= kOtherSlows ? 2.6e-5 : 2e-5};
+  };
+  const std::vector<DeviceInfo> devices{{"home", false}, {"other", false}};
+  std::vector<uint64_t> quiet = drive(*make_scheduler("auto", devices, SchedulerOptions{}), kGroups,
+                                      30, quiet_rates);
+  unsigned step = 0;
+  for (unsigned i = kOtherSlows + 1; i < quiet.size() && !step; ++i)
+    if (quiet[i - 1] > 0 && quiet[i] < kGroups && double(quiet[i]) > 1.05 * double(quiet[i - 1]))
+      step = i;
+  std::string seen;
+  for (uint64_t g : quiet) seen += " " + std::to_string(g);
+  ASSERT_GT(step, 0u) << "the split never grew home's slice by 5 %:" << seen;
+  std::vector<uint64_t> loaded =
+      drive(*make_scheduler("auto", devices, SchedulerOptions{}), kGroups, step + 8,
+            [&](unsigned launch) {
+              std::vector<double> r = quiet_rates(launch);
+              if (launch >= step) r[0] = 4e-5;
+              return r;
+            });
+  ASSERT_EQ(loaded[step], quiet[step]) << seen;  // the step launch ran the grown slice
+  std::string after;
+  for (unsigned i = step - 1; i < loaded.size(); ++i) after += " " + std::to_string(loaded[i]);
+  const double balanced = kGroups * 2.6 / 6.6;
+  EXPECT_NEAR(double(loaded[step + 3]), balanced, 0.05 * kGroups) << "from the launch before the step:" << after;
+  EXPECT_NEAR(double(loaded[step + 7]), balanced, 0.02 * kGroups) << "from the launch before the step:" << after;
+}
+
 TEST(NoRegret, ExplorationBudgetIsObservable) {
   Model model = model_named("ratio-3");
   NoRegretScheduler s(device_infos(model), SchedulerOptions{});
@@ -387,3 +462,4 @@ TEST(NoRegret, ConcurrentPlansReportsAndProbesFromManyThreads) {
 
 }  // namespace
 }  // namespace libsplit::sched::sim
+
