@@ -56,6 +56,11 @@ std::shared_ptr<const LoadedValues> make_index_reader(const Launch& L) {
 
 IndexReader::IndexReader(const Launch& L) : L(L) {}
 
+void limit_index_reads(const Launch& L, double seconds) {
+  if (auto* reader = dynamic_cast<const IndexReader*>(L.indexes.get()))
+    reader->limit_seconds(std::min(seconds, 1e3));
+}
+
 IndexReader::~IndexReader() {
   if (!stats_.queries) return;
   Runtime& rt = runtime();
@@ -110,8 +115,16 @@ std::optional<Interval> IndexReader::load_hull(unsigned arg, unsigned bits, bool
   if (entry.version != s.version) entry = CachedHulls{s.version, BlockHulls(bits, is_signed, (s.size - phase) / size)};
   std::string why;
   const uint64_t read_max = uint64_t(std::max(rt.controls.indirect_read_max_mb, 0)) << 20;
+  // A read-back costs at least this (pageable memory on the GPU node: 6-9
+  // GB/s measured), used to refuse one that cannot fit the time limit.
+  constexpr double kReadBackBytesPerNs = 4.0;
   BlockHulls::Fetch fetch = [&](uint64_t e, uint64_t count) -> const uint8_t* {
     Range r{phase + e * size, phase + (e + count) * size};
+    const double spent = double(stats_.ns + (now_ns() - t0));
+    if (spent > limit_ns_) {
+      why = "index reads would cost more than the split can gain";
+      return nullptr;
+    }
     if (!s.undefined.present(r).empty()) {
       why = "bytes never written";
       return nullptr;
@@ -122,6 +135,10 @@ std::optional<Interval> IndexReader::load_hull(unsigned arg, unsigned bits, bool
       for (const Range& x : s.host_valid.missing(r)) missing += x.size();
       if (stats_.bytes_read_back + missing > read_max) {
         why = "read-back above LIBSPLIT_INDIRECT_READ_MAX_MB";
+        return nullptr;
+      }
+      if (spent + double(missing) / kReadBackBytesPerNs > limit_ns_) {
+        why = "index reads would cost more than the split can gain";
         return nullptr;
       }
       TransferStats moved;

@@ -17,6 +17,7 @@
 
 #include "libsplit/region.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -39,11 +40,21 @@ class IndexReader final : public LoadedValues {
     std::string first_failure;
   };
   const Stats& stats() const { return stats_; }
+  // The most host seconds this launch's reads may take in all (scans and
+  // read-backs): what the split they serve can gain. Beyond it a read fails
+  // (the region is unknown: whole buffer) and the blocks scanned so far stay
+  // cached, so the next launches go on where this one stopped.
+  void limit_seconds(double seconds) const { limit_ns_ = seconds * 1e9; }
 
  private:
   const Launch& L;
   mutable Stats stats_;
+  mutable double limit_ns_ = INFINITY;
 };
+
+// Limits the host time the launch's index reads may take (no-op without a
+// reader): see IndexReader::limit_seconds.
+void limit_index_reads(const Launch& L, double seconds);
 
 // The reader for a launch whose regions load from index buffers; null when
 // none does or LIBSPLIT_INDIRECT=0 (the regions then stay unevaluable: whole

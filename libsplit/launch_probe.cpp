@@ -9,6 +9,7 @@
 // slice are then exact); sub-buffer arguments are not.
 #include "launch.h"
 
+#include "indirect_regions.h"
 #include "program_prep.h"
 #include "real_api.h"
 
@@ -155,6 +156,7 @@ void CL_CALLBACK probe_done(cl_event e, cl_int status, void* user) {
 std::shared_ptr<StagedProbes> stage_probes(const Launch& L, const std::vector<sched::Chunk>& wanted,
                                            double room) {
   auto staged = std::make_shared<StagedProbes>();
+  limit_index_reads(L, room);  // index reads are staging time too
   const bool probeable = L.compiled && L.regions_known();
   for (const sched::Chunk& c : wanted) {
     StagedProbe probe;

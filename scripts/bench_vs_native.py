@@ -35,7 +35,7 @@ def clean_env(extra):
     return env
 
 
-def run_once(exe, args, env, timeout):
+def run_once(exe, args, env, timeout, log_path=None):
     start = time.monotonic()
     try:
         proc = subprocess.run([str(exe)] + args, env=env, capture_output=True, text=True,
@@ -43,6 +43,8 @@ def run_once(exe, args, env, timeout):
     except subprocess.TimeoutExpired:
         return None, time.monotonic() - start, "timeout"
     wall = time.monotonic() - start
+    if log_path:
+        log_path.write_text(proc.stdout + proc.stderr)
     time_ms = None
     status = "PASS" if proc.returncode == 0 else f"exit {proc.returncode}"
     for line in proc.stdout.splitlines():
@@ -102,6 +104,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--extra-env", default="", help="KEY=VALUE,... added to the shim runs only")
+    ap.add_argument("--logs", action="store_true",
+                    help="shim runs with LIBSPLIT_LOG=1, their output kept in OUT/logs/ "
+                         "(to explain an outlier; the log lines cost a little host time)")
     a = ap.parse_args()
     if not a.shim.exists():
         sys.exit(f"bench_vs_native: {a.shim} does not exist")
@@ -113,6 +118,10 @@ def main():
     for item in filter(None, a.extra_env.split(",")):
         key, _, value = item.partition("=")
         shim_env[key] = value
+    logs = a.out / "logs" if a.logs else None
+    if logs:
+        logs.mkdir(exist_ok=True)
+        shim_env["LIBSPLIT_LOG"] = "1"
     rows = []
     table = ["| app | preset | native ms | shim ms | ratio | wall native s | wall shim warm s | "
              "warm - native ms | wall shim cold s | cold - native ms | status | launches (one more run, LOG=1) |",
@@ -134,7 +143,9 @@ def main():
             run_once(exe, args, clean_env({}), a.timeout)
             # Cold: an empty cache directory for this app's first shim run.
             cold_dir = Path(tempfile.mkdtemp(prefix="libsplit-cold-"))
-            _, cold_wall, cold_status = run_once(exe, args, clean_env({**shim_env, "LIBSPLIT_CACHE_DIR": str(cold_dir)}), a.timeout)
+            _, cold_wall, cold_status = run_once(
+                exe, args, clean_env({**shim_env, "LIBSPLIT_CACHE_DIR": str(cold_dir)}), a.timeout,
+                logs / f"{app}-{preset}-cold.txt" if logs else None)
             shutil.rmtree(cold_dir, ignore_errors=True)
             # Warm-up of the shared cache (not measured).
             run_once(exe, args, clean_env(shim_env), a.timeout)
@@ -142,7 +153,8 @@ def main():
             statuses = set() if cold_status in ("PASS",) else {f"cold {cold_status}"}
             for rep in range(a.repeat):
                 for kind, env in (("native", clean_env({})), ("shim", clean_env(shim_env))):
-                    t, wall, status = run_once(exe, args, env, a.timeout)
+                    log = logs / f"{app}-{preset}-{kind}-{rep}.txt" if logs and kind == "shim" else None
+                    t, wall, status = run_once(exe, args, env, a.timeout, log)
                     (native if kind == "native" else shim).append((t, wall))
                     if status not in ("PASS",):
                         statuses.add(f"{kind} {status}")

@@ -29,6 +29,8 @@ usage: scripts/conformance.sh [options]
   --modes LIST       comma list of: native,passthrough,split (default: all three)
   --tests REGEX      only the sub-tests whose name matches (grep -E), e.g.
                      '^(prefetch|kernel_call_kernel_function)$'
+  --from N           start at the Nth sub-test of each suite's list (after
+                     --tests): resumes a run cut short
   --quick            a few sub-tests per suite (about an hour on 2 cores, the
                      full set takes many)
   --timeout S        seconds per sub-test before it counts as a hang
@@ -54,6 +56,7 @@ suites=basic,api,buffers,compiler,image_streams,piglit
 modes=native,passthrough,split
 quick=0
 tests_re=
+from=1
 timeout_s=
 jobs=2
 build_only=0
@@ -70,6 +73,7 @@ while [ $# -gt 0 ]; do
     --modes) modes=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --tests) tests_re=$2; shift 2 ;;
+    --from) from=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --build-only) build_only=1; shift ;;
@@ -86,6 +90,7 @@ if [ -n "$report_only" ]; then
   exec python3 "$lib" report "$report_only"
 fi
 
+[[ "$from" =~ ^[1-9][0-9]*$ ]] || die "--from wants a sub-test number (1 or more), not '$from'"
 [ -n "$timeout_s" ] || { [ "$quick" = 1 ] && timeout_s=120 || timeout_s=600; }
 [ -z "$cts_src" ] && [ -d /work/.mirror/KhronosGroup+OpenCL-CTS/repo ] &&
   cts_src=/work/.mirror/KhronosGroup+OpenCL-CTS/repo
@@ -292,7 +297,7 @@ cts_subtests() { # suite -> names, one a line
   else
     "$exe" --help 2>/dev/null | sed -n '/^Test names:/,$p' | tail -n +2 |
       sed 's/^[[:space:]]*//' | grep -v '^$' || true
-  fi | { [ -n "$tests_re" ] && grep -E -- "$tests_re" || cat; }
+  fi | { [ -n "$tests_re" ] && grep -E -- "$tests_re" || cat; } | tail -n +"$from"
 }
 
 # Every sub-test runs in the three modes one after the other, so that a run
@@ -305,9 +310,9 @@ run_cts_suite() { # suite
     return
   fi
   local names; names=$(cts_subtests "$s")
-  local n; n=$(printf '%s\n' "$names" | grep -c . || true)
+  local n; n=$(($(printf '%s\n' "$names" | grep -c . || true) + from - 1))
   for m in ${modes//,/ }; do : >"$out/$s.$m.tsv"; mkdir -p "$out/logs/$s/$m"; done
-  local i=0 t m
+  local i=$((from - 1)) t m
   while IFS= read -r t; do
     [ -n "$t" ] || continue
     i=$((i + 1))
@@ -332,10 +337,10 @@ run_cts_suite() { # suite
 
 run_piglit() {
   local list; list=$(python3 "$lib" piglit-list "$piglit_dir" "$quick" |
-    { [ -n "$tests_re" ] && grep -E -- "^[^	]*($tests_re)" || cat; })
-  local n; n=$(printf '%s\n' "$list" | grep -c . || true)
+    { [ -n "$tests_re" ] && grep -E -- "^[^	]*($tests_re)" || cat; } | tail -n +"$from")
+  local n; n=$(($(printf '%s\n' "$list" | grep -c . || true) + from - 1))
   for m in ${modes//,/ }; do : >"$out/piglit.$m.tsv"; mkdir -p "$out/logs/piglit/$m"; done
-  local i=0 name cmd m
+  local i=$((from - 1)) name cmd m
   while IFS=$'\t' read -r name cmd; do
     [ -n "$name" ] || continue
     i=$((i + 1))
