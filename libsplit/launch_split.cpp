@@ -9,7 +9,6 @@
 #include "launch.h"
 
 #include "indirect_regions.h"
-
 #include "locality.h"
 #include "program_prep.h"
 #include "queue.h"

@@ -90,12 +90,12 @@ struct NoRegretScheduler::KeyState {
   std::vector<double> previous_x;
   double previous_makespan = 0;
   unsigned previous_bottleneck = 0;
-  std::vector<double> previous_f;
+  std::vector<double> previous_kernel_f;  // kernel seconds per group at previous_x
   // A suspected cliff is first verified: the split goes back to `from`;
   // the times per group there as before mean a cliff (bisect), slower ones
   // a load step that came with the move (follow it).
   bool verifying = false, bisecting = false, holding = false;
-  std::vector<double> from, to, best_x, held_f, from_f;
+  std::vector<double> from, to, best_x, held_f, from_kernel_f;
   double best_makespan = 0, best_imbalance = 0, lo = 0, hi = 1, alpha = 0;
   unsigned steps = 0, held = 0;
   // Warm start.
@@ -614,9 +614,9 @@ std::vector<double> NoRegretScheduler::guard(KeyState& state, const std::vector<
     state.verifying = false;
     // Kernel times only: going back moves data the earlier launch at
     // `from` did not.
-    bool step = state.from_f.size() != m;
+    bool step = state.from_kernel_f.size() != m;
     for (size_t i = 0; i < m && !step; ++i)
-      step = std::fabs(kernel_f[i] - state.from_f[i]) > band * state.from_f[i];
+      step = std::fabs(kernel_f[i] - state.from_kernel_f[i]) > band * state.from_kernel_f[i];
     if (step) {
       // Not a cliff: the times moved at the old split too. The solver
       // starts afresh from what was measured here.
@@ -661,7 +661,7 @@ std::vector<double> NoRegretScheduler::guard(KeyState& state, const std::vector<
     // the same here (the hidden-load test: 4x on one device at a launch
     // whose slice grew 20 % was bisected for 6 launches).
     state.verifying = true;
-    state.from_f = state.previous_f;
+    state.from_kernel_f = state.previous_kernel_f;
     state.from = state.previous_x;
     state.to = x;
     state.best_x = state.previous_x;
@@ -675,7 +675,7 @@ std::vector<double> NoRegretScheduler::guard(KeyState& state, const std::vector<
     next = state.from;
   }
   state.previous_x = x;
-  state.previous_f = kernel_f;
+  state.previous_kernel_f = kernel_f;
   state.previous_makespan = makespan;
   state.previous_bottleneck = bottleneck;
   return next;
