@@ -27,6 +27,9 @@ Runtime* create_runtime() {
   auto* rt = new Runtime;  // never destroyed: worker threads may outlive static destructors
   std::string warnings;
   rt->controls = read_controls(getenv_wrapper, &warnings);
+  if (rt->controls.host_devices != "one" && rt->controls.host_devices != "all")
+    warnings += "libsplit: ignoring LIBSPLIT_HOST_DEVICES='" + rt->controls.host_devices +
+                "' (expected one or all)\n";
   if (!warnings.empty()) fputs(warnings.c_str(), stderr);
   if (rt->controls.disable) {
     rt->why_not_splitting = "LIBSPLIT_DISABLE=1";
@@ -76,7 +79,9 @@ Runtime* create_runtime() {
   for (auto& d : rt->devices) {
     sched::DeviceInfo info;
     info.name = d.name;
-    info.is_gpu = d.is_gpu = device_value<cl_device_type>(d.id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU;
+    const cl_device_type type = device_value<cl_device_type>(d.id, CL_DEVICE_TYPE);
+    info.is_gpu = d.is_gpu = type & CL_DEVICE_TYPE_GPU;
+    info.on_host_cores = type & CL_DEVICE_TYPE_CPU;
     info.compute_units = device_value<cl_uint>(d.id, CL_DEVICE_MAX_COMPUTE_UNITS);
     info.clock_mhz = device_value<cl_uint>(d.id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
     infos.push_back(info);
@@ -95,6 +100,16 @@ Runtime* create_runtime() {
   }
   if (!rt->scheduler) {
     rt->why_not_splitting = "no scheduler";
+    return rt;
+  }
+  if (!rt->scheduler->may_use_several_devices()) {
+    rt->why_not_splitting =
+        "every device runs on the host's cores, which they share: the default scheduler would only "
+        "ever use the app's device (LIBSPLIT_HOST_DEVICES=all counts them as separate hardware)";
+    // Said where asked (LIBSPLIT_LOG): more than one device was chosen, so
+    // the user may expect splits.
+    if (rt->controls.log >= 1)
+      fprintf(stderr, "libsplit: not splitting (every call forwarded): %s\n", rt->why_not_splitting.c_str());
     return rt;
   }
   rt->tracer = std::make_unique<Tracer>(rt->controls.trace, rt->controls.timeline);
@@ -165,6 +180,7 @@ Runtime& runtime() {
     if (created->controls.log >= 1 && created->splitting)
       fprintf(stderr, "libsplit: %zu devices ready in %llu ms\n", created->devices.size(),
               static_cast<unsigned long long>((now_ns() - t0) / 1000000));
+
     g_started = created;
     return created;
   }();

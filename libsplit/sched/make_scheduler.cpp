@@ -58,6 +58,8 @@ SchedulerOptions SchedulerOptions::from_environment() {
     double value = std::strtod(budget, &end);
     if (end != budget && !*end && value >= 0 && value <= 1) options.explore_budget = value;
   }
+  if (const char* host = std::getenv("LIBSPLIT_HOST_DEVICES"); host && std::string_view(host) == "all")
+    options.host_devices_share_cores = false;
   return options;
 }
 

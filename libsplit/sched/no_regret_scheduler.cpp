@@ -59,6 +59,7 @@ struct NoRegretScheduler::DeviceState {
   bool stored_measured = false;  // ... and it was measured
   bool staging_seen = false;     // a probe reported its staging (maybe 0)
   bool twin = false;          // identical to home
+  bool excluded = false;      // shares home's cores, or another helper's (host_helper)
   long split_launches = 0;    // split launches it took part in (this key)
   // Measured whole-launch seconds (smoothed; 0 = none, or stale after a
   // jump of the device's times): what a split competes against.
@@ -105,8 +106,31 @@ struct NoRegretScheduler::KeyState {
 
 NoRegretScheduler::NoRegretScheduler(const std::vector<DeviceInfo>& devices,
                                      const SchedulerOptions& options)
-    : devices_(devices), explore_budget_(std::max(0.0, options.explore_budget)) {
+    : devices_(devices),
+      explore_budget_(std::max(0.0, options.explore_budget)),
+      shared_cores_(options.host_devices_share_cores) {
   if (!options.warm_start_dir.empty()) warm_start_.emplace(options.warm_start_dir, devices);
+}
+
+std::optional<unsigned> NoRegretScheduler::host_helper(unsigned home) const {
+  // Devices on the host's cores share them: a split between two of them, or
+  // a probe of one beside the other's launch, only takes cores from the
+  // app's launch (PoCL pthread + basic on 2 cores: 1.25-1.67x slower than
+  // the app alone). Home if it is one of them, else the strongest.
+  if (home < devices_.size() && devices_[home].on_host_cores) return home;
+  std::optional<unsigned> best;
+  auto power = [&](unsigned d) { return double(devices_[d].compute_units) * devices_[d].clock_mhz; };
+  for (unsigned d = 0; d < devices_.size(); ++d)
+    if (devices_[d].on_host_cores && (!best || power(d) > power(*best))) best = d;
+  return best;
+}
+
+bool NoRegretScheduler::may_use_several_devices() const {
+  if (!shared_cores_) return devices_.size() > 1;
+  // Some home has a helper: a device off the host's cores beside it.
+  unsigned off_host = 0;
+  for (const DeviceInfo& device : devices_) off_host += !device.on_host_cores;
+  return devices_.size() > 1 && off_host > 0;
 }
 
 NoRegretScheduler::~NoRegretScheduler() = default;
@@ -128,8 +152,12 @@ NoRegretScheduler::KeyState& NoRegretScheduler::state_for(const LaunchKey& key,
   KeyState& state = *slot;
   state.home = key.home < n ? key.home : 0;
   state.devices.resize(n);
-  for (unsigned d = 0; d < n; ++d)
-    state.devices[d].twin = d != state.home && identical(devices_[d], devices_[state.home]);
+  const std::optional<unsigned> host = host_helper(state.home);
+  for (unsigned d = 0; d < n; ++d) {
+    DeviceState& device = state.devices[d];
+    device.excluded = d != state.home && shared_cores_ && devices_[d].on_host_cores && d != host;
+    device.twin = d != state.home && !device.excluded && identical(devices_[d], devices_[state.home]);
+  }
   state.whole_device = state.home;
   if (warm_start_ && numgroups > 0) {
     if (std::optional<StoredDecision> stored = warm_start_->load(key)) {
@@ -198,7 +226,7 @@ std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
     // first rows of a Mandelbrot image are 100x cheaper than the middle
     // ones; a probe there made a 2x slower device look faster, and whole
     // launches flipped between the devices at every launch).
-    if (d == state.home || device.whole_seconds <= 0) continue;
+    if (d == state.home || device.whole_seconds <= 0 || device.excluded) continue;
     // A device identical to home only looks faster by noise, and moving the
     // whole launch there moves all its data (a stencil and its copy kernel
     // then chose different twins and sent 16 MB each way at every launch).
@@ -215,7 +243,7 @@ std::vector<uint64_t> NoRegretScheduler::split_caps(const KeyState& state, uint6
   std::vector<uint64_t> cap(n, 0);
   for (unsigned d = 0; d < n; ++d) {
     const DeviceState& device = state.devices[d];
-    if (!device.kernel.known() || device.probing) continue;
+    if (!device.kernel.known() || device.probing || device.excluded) continue;
     // A helper joins a split only once it was measured twice at about the
     // same size (one number is no evidence of its noise; work that moves
     // with the data shows as jumps there). A warm start's stored slice,
@@ -430,7 +458,7 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
     for (const DeviceState& device : state.devices) any_probing = any_probing || device.probing;
     for (unsigned d = 0; d < n; ++d) {
       DeviceState& device = state.devices[d];
-      if (groups[d] > 0 || device.probing || launch < device.next_probe_at)
+      if (groups[d] > 0 || device.probing || device.excluded || launch < device.next_probe_at)
         continue;
       const uint64_t wanted = probe_size(state, d, numgroups);
       uint64_t size = wanted;

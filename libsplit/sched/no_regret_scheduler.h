@@ -82,6 +82,8 @@ class NoRegretScheduler final : public Scheduler {
   void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) override;
   void report_probe(const LaunchKey& key, const ChunkTiming& timing) override;
   void split_declined(const LaunchKey& key) override;
+  // False where every device runs on the host's cores (they count as one).
+  bool may_use_several_devices() const override;
 
   // Exploration budget of a key (seconds of probe staging): for logs/tests.
   struct Budget {
@@ -94,6 +96,9 @@ class NoRegretScheduler final : public Scheduler {
   struct DeviceState;
   struct KeyState;
   KeyState& state_for(const LaunchKey& key, uint64_t numgroups);
+  // The one device on the host's cores that may take part beside `home`
+  // (home itself when it is one); the others on those cores are excluded.
+  std::optional<unsigned> host_helper(unsigned home) const;
   double allowed_budget(const KeyState& state) const;
   // Predicted busy seconds (kernel + transfer) of `groups` on device d in a
   // split; `upper`: at the upper confidence bound.
@@ -128,6 +133,7 @@ class NoRegretScheduler final : public Scheduler {
 
   std::vector<DeviceInfo> devices_;
   double explore_budget_;
+  bool shared_cores_;  // SchedulerOptions::host_devices_share_cores
   std::optional<WarmStartStore> warm_start_;
   std::mutex mutex_;
   // Ordered by the key's fields (home included): no string is built per

@@ -19,6 +19,10 @@ struct DeviceInfo {
   bool is_gpu = false;
   unsigned compute_units = 1;
   unsigned clock_mhz = 1;
+  // Runs on the host's own cores (CL_DEVICE_TYPE_CPU: PoCL's pthread and
+  // basic devices, a vendor's CPU runtime): all such devices of a node share
+  // the same cores.
+  bool on_host_cores = false;
 };
 
 // Identity of a launch shape: measurements are only comparable between
@@ -109,6 +113,10 @@ class Scheduler {
   // The runtime ran the launch whole on home instead of the planned split:
   // its data movement would cost more than staging_allowance().
   virtual void split_declined(const LaunchKey& /*key*/) {}
+  // False when no launch can ever use more than the app's own device, with
+  // whichever device the app picks: the runtime then forwards every call
+  // (no libsplit object, no preparation, native speed).
+  virtual bool may_use_several_devices() const { return true; }
 };
 
 // Knobs of the schedulers. from_environment() reads the LIBSPLIT_* variables
@@ -129,6 +137,11 @@ struct SchedulerOptions {
   // cost (LIBSPLIT_EXPLORE_BUDGET); 0 = no probes (home only, or split
   // evenly with devices identical to home).
   double explore_budget = 0.02;
+  // "auto": devices on the host's cores count as one resource
+  // (LIBSPLIT_HOST_DEVICES=one, the default): at most one of them takes
+  // part in a launch. false (=all): each is its own hardware (tests of the
+  // multi-device mechanics on one machine's CPU devices).
+  bool host_devices_share_cores = true;
   static SchedulerOptions from_environment();
 };
 

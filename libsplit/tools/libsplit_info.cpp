@@ -3,6 +3,7 @@
 #include "controls.h"
 #include "device_set.h"
 #include "discovery.h"
+#include "scheduler.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,21 @@
 
 namespace {
 const char* env(const char* n) { return std::getenv(n); }
+
+// What the shim asks its scheduler at start (runtime.cpp), on the same facts.
+bool scheduler_may_use_several(const libsplit::Controls& c, const std::vector<libsplit::DeviceDesc>& descs,
+                               const std::vector<unsigned>& chosen) {
+  std::vector<libsplit::sched::DeviceInfo> infos;
+  for (unsigned i : chosen) {
+    libsplit::sched::DeviceInfo info;
+    info.name = descs[i].name;
+    info.is_gpu = descs[i].gpu;
+    info.on_host_cores = descs[i].cpu;
+    infos.push_back(info);
+  }
+  auto scheduler = libsplit::sched::make_scheduler(c.scheduler, infos);
+  return !scheduler || scheduler->may_use_several_devices();
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,6 +57,10 @@ int main(int argc, char** argv) {
     puts("libsplit is disabled (LIBSPLIT_DISABLE=1): every call is forwarded.");
   else if (sel.chosen.size() < 2)
     puts("fewer than 2 devices chosen: libsplit forwards every call (pass-through).");
+  else if (!scheduler_may_use_several(c, descs, sel.chosen))
+    puts("every chosen device runs on the host's cores, which they share: the default scheduler "
+         "would only ever use the app's device, so libsplit forwards every call (pass-through; "
+         "LIBSPLIT_HOST_DEVICES=all counts them as separate hardware).");
   else
     printf("libsplit splits launches over %zu devices.\n", sel.chosen.size());
   return 0;

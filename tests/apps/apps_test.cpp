@@ -309,6 +309,9 @@ EnvChanges shim_env(const ShimCase& c, const std::string& cache_dir) {
   if (!c.scheduler.empty()) env["LIBSPLIT_SCHEDULER"] = c.scheduler;
   env["LD_PRELOAD"] = std::string(LIBSPLIT_SHIM_PATH);
   env["LIBSPLIT_CACHE_DIR"] = cache_dir;
+  // PoCL's CPU devices stand for separate hardware here (by default the
+  // shim counts devices on the host's cores as one: pass-through).
+  env["LIBSPLIT_HOST_DEVICES"] = "all";
 #ifdef LIBSPLIT_CC_PATH
   env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
 #endif

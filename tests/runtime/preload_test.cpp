@@ -40,6 +40,10 @@ Env base_env(const std::string& pocl_devices) {
   Env env = without_shim();
   env["POCL_DEVICES"] = pocl_devices;
   env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/cc-cache";
+  // PoCL's CPU devices stand for separate hardware in these tests (by
+  // default the shim counts devices on the host's cores as one and forwards
+  // every call: Preload.DefaultOnHostCoreDevicesIsPassThrough).
+  env["LIBSPLIT_HOST_DEVICES"] = "all";
   return env;
 }
 
@@ -304,6 +308,35 @@ TEST(Preload, DisabledAndOneDeviceArePassThrough) {
   EXPECT_EQ(r.out, native.out);
   EXPECT_EQ(one.out, native.out);
   EXPECT_EQ(sel.out, native.out);
+}
+
+// By default the devices on the host's cores count as one (they share the
+// cores: a split or a probe there only takes cores from the app's launch),
+// so on PoCL's CPU devices alone the shim forwards every call, says why
+// with LIBSPLIT_LOG=1, and libsplit-info says so too.
+TEST(Preload, DefaultOnHostCoreDevicesIsPassThrough) {
+  Env env = default_shim_env(kTwoDevices, "host_cores");
+  env["LIBSPLIT_HOST_DEVICES"] = std::nullopt;
+  env["LIBSPLIT_LOG"] = "1";
+  env["RT_APP_ITERS"] = "40";
+  auto r = run_child({RT_APP, "iterative"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("not splitting (every call forwarded): every device runs on the host's cores"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("launch 1"), std::string::npos) << "no libsplit launch: " << r.err;
+  Env native_env = base_env(kTwoDevices);
+  native_env["RT_APP_ITERS"] = "40";
+  EXPECT_EQ(r.out, run_child({RT_APP, "iterative"}, native_env).out);
+  Env info_env = base_env(kTwoDevices);
+  info_env["LIBSPLIT_HOST_DEVICES"] = std::nullopt;
+  auto info = run_child({LIBSPLIT_INFO}, info_env);
+  EXPECT_NE(info.out.find("forwards every call"), std::string::npos) << info.out;
+  // A forced scheduler still splits.
+  env["LIBSPLIT_SCHEDULER"] = "uniform";
+  env["LIBSPLIT_SYNC_PREPARE"] = "1";
+  auto forced = run_child({RT_APP, "iterative"}, env);
+  EXPECT_NE(forced.err.find("split over 2 devices"), std::string::npos) << forced.err;
+  EXPECT_EQ(forced.out, r.out);
 }
 
 TEST(Preload, TraceAndTimelineFiles) {

@@ -58,6 +58,9 @@ Env shim_env(const std::string& cache) {
   env["LIBSPLIT_CC"] = std::string(LIBSPLIT_CC_PATH);
   env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/" + cache;
   env["LIBSPLIT_LOG"] = "2";
+  // PoCL and Oclgrind both run on the host's cores: counted as separate
+  // hardware here (by default the shim would forward every call).
+  env["LIBSPLIT_HOST_DEVICES"] = "all";
   return env;
 }
 

@@ -354,8 +354,10 @@ TEST(NoRegret, DeclinedTwinSplitIsRetriedWithAGrowingAllowance) {
 // launch's chunks and probes are timed at once. Returns the groups dev0 ran
 // at each launch.
 constexpr double kChunkOverhead = 1e-4;
+// `touched`, when given, adds up the groups each device ran or probed.
 std::vector<uint64_t> drive(Scheduler& s, uint64_t numgroups, unsigned launches,
-                            const std::function<std::vector<double>(unsigned)>& rates) {
+                            const std::function<std::vector<double>(unsigned)>& rates,
+                            std::vector<uint64_t>* touched = nullptr) {
   const LaunchKey key{"hand_driven", 1, {numgroups * 64, 1, 1}, {64, 1, 1}, 0};
   std::vector<uint64_t> dev0;
   for (unsigned launch = 0; launch < launches; ++launch) {
@@ -367,9 +369,12 @@ std::vector<uint64_t> drive(Scheduler& s, uint64_t numgroups, unsigned launches,
       while (std::optional<Chunk> c = plan->next(d)) {
         timings.push_back({*c, kChunkOverhead + rate[d] * double(c->group_count), 0});
         if (d == 0) on_dev0 += c->group_count;
+        if (touched) touched->at(d) += c->group_count;
       }
-    for (const Chunk& p : plan->probes())
+    for (const Chunk& p : plan->probes()) {
       s.report_probe(key, {p, kChunkOverhead + rate[p.device] * double(p.group_count), 0});
+      if (touched) touched->at(p.device) += p.group_count;
+    }
     if (plan->wants_report()) s.report(key, timings);
     dev0.push_back(on_dev0);
   }
@@ -422,6 +427,56 @@ TEST(NoRegret, ALoadStepThatComesWithAMoveIsFollowedNotBisected) {
   const double balanced = kGroups * 2.6 / 6.6;
   EXPECT_NEAR(double(loaded[step + 3]), balanced, 0.05 * kGroups) << "from the launch before the step:" << after;
   EXPECT_NEAR(double(loaded[step + 7]), balanced, 0.02 * kGroups) << "from the launch before the step:" << after;
+}
+
+// Devices on the host's cores share those cores: PoCL's pthread and basic
+// devices on 2 cores made apps 1.25-1.67x slower under auto, a probe or a
+// slice on one taking cores from the app's launch on the other. So auto
+// uses at most one of them: beside a GPU home the strongest (most compute
+// units x clock); none beside a home that is one of them.
+TEST(NoRegret, DevicesOnTheHostCoresCountAsOne) {
+  const std::vector<DeviceInfo> devices{{"gpu", true, 132, 1980, false},
+                                        {"basic", false, 1, 2000, true},
+                                        {"pthread", false, 16, 2000, true}};
+  auto rates = [](unsigned) { return std::vector<double>{1e-5, 2e-5, 2e-5}; };
+  for (bool shared : {true, false}) {
+    SCOPED_TRACE(shared ? "LIBSPLIT_HOST_DEVICES=one" : "=all");
+    SchedulerOptions options;
+    options.host_devices_share_cores = shared;
+    std::vector<uint64_t> touched(3, 0);
+    std::vector<uint64_t> home = drive(*make_scheduler("auto", devices, options), 1024, 40, rates, &touched);
+    EXPECT_LT(home.back(), 1024u) << "the GPU home splits with a CPU device";
+    EXPECT_GT(touched[2], 0u) << "the stronger CPU device helps";
+    if (shared) EXPECT_EQ(touched[1], 0u) << "the weaker one shares its cores: never probed nor used";
+    else EXPECT_GT(touched[1], 0u) << "counted as its own hardware";
+  }
+  // Home on the host's cores: the other such device is never touched; the
+  // GPU still helps.
+  const std::vector<DeviceInfo> cpus{devices[2], devices[1], devices[0]};
+  std::vector<uint64_t> touched(3, 0);
+  drive(*make_scheduler("auto", cpus, SchedulerOptions{}), 1024, 40,
+        [](unsigned) { return std::vector<double>{2e-5, 2e-5, 1e-5}; }, &touched);
+  EXPECT_EQ(touched[1], 0u);
+  EXPECT_GT(touched[2], 0u);
+}
+
+TEST(NoRegret, OnlyHostCoreDevicesMeansTheAppsDeviceAlone) {
+  const DeviceInfo gpu{"gpu", true, 132, 1980, false}, pthread{"pthread", false, 2, 2000, true},
+      basic{"basic", false, 1, 2000, true};
+  SchedulerOptions all;
+  all.host_devices_share_cores = false;
+  EXPECT_FALSE(make_scheduler("auto", {pthread, basic}, SchedulerOptions{})->may_use_several_devices());
+  EXPECT_TRUE(make_scheduler("auto", {pthread, basic}, all)->may_use_several_devices());
+  EXPECT_TRUE(make_scheduler("auto", {gpu, pthread, basic}, SchedulerOptions{})->may_use_several_devices());
+  EXPECT_TRUE(make_scheduler("auto", {gpu, gpu}, SchedulerOptions{})->may_use_several_devices());
+  // Forced schedulers use every device.
+  EXPECT_TRUE(make_scheduler("uniform", {pthread, basic}, SchedulerOptions{})->may_use_several_devices());
+  // And driven anyway, auto keeps every launch whole on home, unprobed.
+  std::vector<uint64_t> touched(2, 0);
+  std::vector<uint64_t> home = drive(*make_scheduler("auto", {pthread, basic}, SchedulerOptions{}), 1024, 30,
+                                     [](unsigned) { return std::vector<double>{2e-5, 1e-5}; }, &touched);
+  EXPECT_EQ(touched[1], 0u);
+  EXPECT_EQ(*std::min_element(home.begin(), home.end()), 1024u);
 }
 
 TEST(NoRegret, ExplorationBudgetIsObservable) {
