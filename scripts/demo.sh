@@ -6,7 +6,9 @@
 # speed ("pthread basic") so that there is something to balance.
 #
 # Knobs: DEMO_SIZE (small|medium|large, default small), DEMO_ITERS (default 20),
-# DEMO_SCHEDULER (default: libsplit's default), POCL_DEVICES (kept when set).
+# DEMO_SCHEDULER (default: libsplit's default where a GPU is present; broyden,
+# the paper's solver, on a machine with CPU devices only), POCL_DEVICES (kept
+# when set).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${LIBSPLIT_BUILD_DIR:-$root/build}
@@ -20,6 +22,11 @@ if [ -z "${POCL_DEVICES:-}" ] && ! clinfo -l 2>/dev/null | grep -qiv -e pthread 
   # By default libsplit counts devices on the host's cores as one (it would
   # only forward every call here); the demo asks for each to count.
   export LIBSPLIT_HOST_DEVICES=all
+  # There the default scheduler would rightly keep every launch on the app's
+  # device (the cores are shared): the paper's solver shows the balancing,
+  # from the first launch (partition-ready program built before it).
+  : "${DEMO_SCHEDULER:=broyden}"
+  export LIBSPLIT_SYNC_PREPARE=1
   echo "No GPU found: PoCL exposes two CPU devices (pthread, basic). Both share this"
   echo "machine's cores, so the demo shows the mechanics and the convergence, not a speed-up"
   echo "(LIBSPLIT_HOST_DEVICES=all: by default libsplit would leave such a node to the app alone)."
@@ -46,6 +53,9 @@ if [ -z "${DEMO_SCHEDULER:-}" ]; then
   echo " are split only once the measurements say a split wins. On a GPU node expect the GPU's"
   echo " own speed from the first launch, and a split where other devices really help."
   echo " DEMO_SCHEDULER=adaptive shows a split balancing from the first launch instead.)"
+else
+  echo "(scheduler '$DEMO_SCHEDULER': every launch split, the shares re-solved from the measured"
+  echo " times of the previous launch; libsplit's default 'auto' would only split where it wins.)"
 fi
 "${run[@]}" -- "${app[@]}"
 echo
