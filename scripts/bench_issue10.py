@@ -19,8 +19,9 @@ libsplit-cc caches), then `--repeats` rounds of: native (the app alone on
 --device, no shim), then for each scheduler before and after, alternating.
 The table gives median time_ms, the native median, the mean bytes moved per
 launch (trace columns bytes_to_device + bytes_to_host, summed over the
-launch's devices) over all launches of all runs and over the second half of
-each run's launches (steady state), the launches split (more than one device
+launch's devices) over all launches of all runs, and the mean and median
+over the second half of each run's launches (steady state; the median shows
+the typical launch, the mean the rare large moves), the launches split (more than one device
 ran work-groups) per run, and whether every run PASSed. It is printed and
 written, with a CSV of every run and the environment, to --out.
 """
@@ -81,6 +82,7 @@ def trace_stats(path):
         "bytes": sum(per[l][0] for l in launches),
         "late_launches": len(late),
         "late_bytes": sum(per[l][0] for l in late),
+        "late_each": [per[l][0] for l in late],
     }
 
 
@@ -199,12 +201,14 @@ def main():
         "- shim runs: LIBSPLIT_WHOLE=0 LIBSPLIT_SYNC_PREPARE=1 LIBSPLIT_WARMSTART=0 LIBSPLIT_SCHEDULER=<scheduler>; "
         "before = LIBSPLIT_<feature>=0, after = 1 (the default)",
         f"- {a.repeats} runs of each configuration, before/after alternating; times: median time_ms (kernel loop); "
-        "bytes: mean per launch (bytes_to_device + bytes_to_host of the trace), all launches / second half of each run; "
+        "bytes: per launch (bytes_to_device + bytes_to_host of the trace, all devices): mean over all launches, mean "
+        "and median over the second half of each run's launches; "
         "split: launches run on more than one device / launches, per run (median)",
     ]
     print("\n".join(head) + "\n", flush=True)
     columns = ["app", "size", "feature", "scheduler", "native ms", "before ms", "after ms", "after/before",
-               "bytes/launch before", "after", "2nd half before", "after", "split before", "split after", "PASS"]
+               "bytes/launch before", "after", "2nd half before", "after", "2nd half median before", "after",
+               "split before", "split after", "PASS"]
     table = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     print("\n".join(table), flush=True)
     raw = []
@@ -227,7 +231,7 @@ def main():
         for i in range(a.repeats):
             status, ms, err = run_app(cmd, base, a.timeout)
             native.append(ms)
-            raw.append([app, sizes[app], feature, "native", "", i, ms, status, "", "", "", "", ""])
+            raw.append([app, sizes[app], feature, "native", "", i, ms, status, "", "", "", "", "", ""])
             if status not in ("PASS", "SKIPPED"):
                 failures.append(f"{app} native run {i}: {status}\n{err}")
             for sched in schedulers:
@@ -239,7 +243,8 @@ def main():
                     t = trace_stats(trace)
                     res[(sched, value)].append((status, ms, t))
                     raw.append([app, sizes[app], feature, sched, value, i, ms, status, t["launches"], t["split"],
-                                t["bytes"], t["late_launches"], t["late_bytes"]])
+                                t["bytes"], t["late_launches"], t["late_bytes"],
+                                statistics.median(t["late_each"]) if t["late_each"] else ""])
                     if status not in ("PASS", "SKIPPED"):
                         failures.append(f"{app} {sched} {feature}={value} run {i}: {status}\n{err}")
 
@@ -251,6 +256,7 @@ def main():
                 "ms": statistics.median(ms) if ms else float("nan"),
                 "bpl": sum(r[2]["bytes"] for r in runs) / launches if launches else float("nan"),
                 "late": sum(r[2]["late_bytes"] for r in runs) / late if late else float("nan"),
+                "late_median": statistics.median(sum((r[2]["late_each"] for r in runs), []) or [float("nan")]),
                 "split": f"{statistics.median(r[2]['split'] for r in runs):.0f}/"
                          f"{statistics.median(r[2]['launches'] for r in runs):.0f}",
                 "ok": all(r[0] in ("PASS", "SKIPPED") for r in runs),
@@ -263,7 +269,8 @@ def main():
                                              if r[0] == app and r[3] == "native")
             row = [app, sizes[app], feature, sched, f"{native_ms:.1f}", f"{b['ms']:.1f}", f"{f['ms']:.1f}",
                    f"{f['ms'] / b['ms']:.2f}" if b["ms"] else "-", fmt_bytes(b["bpl"]), fmt_bytes(f["bpl"]),
-                   fmt_bytes(b["late"]), fmt_bytes(f["late"]), b["split"], f["split"], "yes" if ok else "NO"]
+                   fmt_bytes(b["late"]), fmt_bytes(f["late"]), fmt_bytes(b["late_median"]),
+                   fmt_bytes(f["late_median"]), b["split"], f["split"], "yes" if ok else "NO"]
             line = "| " + " | ".join(row) + " |"
             table.append(line)
             print(line, flush=True)
@@ -277,7 +284,8 @@ def main():
         with open(out / "results.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["app", "size", "feature", "scheduler", "value", "run", "time_ms", "status", "launches",
-                        "launches_split", "bytes_moved", "late_launches", "late_bytes_moved"])
+                        "launches_split", "bytes_moved", "late_launches", "late_bytes_moved",
+                        "late_median_bytes_per_launch"])
             w.writerows(raw)
         if devices_text:
             (out / "devices.txt").write_text(devices_text)
