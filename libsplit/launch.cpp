@@ -134,8 +134,10 @@ void describe(Launch& L) {
     }
   }
 
-  // Global atomics allow a split only on reduction buffers (reduction.h).
-  const bool atomics_ok = ks && (!ks->uses_global_atomics || atomics_are_reductions(*ks));
+  // Global atomics allow a split only on reduction buffers (reduction.h),
+  // and only while LIBSPLIT_REDUCTIONS is on.
+  const bool reductions = ks && ks->uses_global_atomics && atomics_are_reductions(*ks);
+  const bool atomics_ok = ks && (!ks->uses_global_atomics || (reductions && rt.controls.reductions));
   L.split = spec.uniform && ndev >= 2 && !device_bound && !p->lazy_failed &&
             (p->mode == _cl_program::Mode::Plain ||
              (ks && ks->splittable && atomics_ok && !ks->uses_images));
@@ -146,7 +148,8 @@ void describe(Launch& L) {
                 : p->mode == _cl_program::Mode::Whole ? "program not partition-ready"
                 : (L.compiled && !ks) ? "kernel missing from summary"
                 : (ks && !ks->splittable) ? ks->not_splittable_reason
-                : (ks && !atomics_ok) ? "global atomics"
+                : (ks && !atomics_ok) ? (reductions ? "reduction buffers (LIBSPLIT_REDUCTIONS=0)"
+                                                    : "global atomics")
                 : (ks && ks->uses_images) ? "images" : "";
   if (L.split && ks)
     if (std::string why = reduction_conflict(L); !why.empty()) {

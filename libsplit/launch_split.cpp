@@ -165,19 +165,23 @@ cl_int fill_identity(BufferStore& s, const StoreUse& u, unsigned d) {
                                     u.hull.begin, bytes, 0, nullptr, nullptr);
 }
 
-// The devices' copies of a reduction buffer combined into the host shadow.
-cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsigned>& used) {
+// The devices' copies of a reduction buffer combined into the host shadow;
+// read_back[d] counts the bytes read back from device d.
+cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsigned>& used,
+                      std::vector<uint64_t>& read_back) {
   Runtime& rt = runtime();
   uint8_t* out = s.shadow + u.hull.begin;
   cl_int err = real().clEnqueueReadBuffer(rt.devices[u.first].queue, s.dev_mem[u.first], CL_TRUE,
                                           u.hull.begin, u.hull.size(), out, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) return err;
+  read_back[u.first] += u.hull.size();
   std::vector<uint8_t> copy(u.hull.size());
   for (unsigned d : used) {
     if (d == u.first) continue;
     err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE, u.hull.begin,
                                      u.hull.size(), copy.data(), 0, nullptr, nullptr);
     if (err != CL_SUCCESS) return err;
+    read_back[d] += u.hull.size();
     combine_reduction(u.reduction->reduction, u.reduction->reduction_bits, out, copy.data(), copy.size());
   }
   wrote_host(s, u.hull);
@@ -316,14 +320,17 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   }
   if (status != CL_SUCCESS) return status;
 
-  // Where the written bytes now live.
+  // Where the written bytes now live. The read-backs of combines and merges
+  // count in the trace's bytes_to_host (not in what the locality record is
+  // told: its figures are the staging before the kernels).
   bool any_reduction = false;
+  std::vector<uint64_t> read_back(ndev, 0);
   for (auto& [s, u] : stores) {
     if (!u.written) continue;
     if (u.reduction) {
       any_reduction = true;
       cl_ulong t0 = now_ns();
-      if (cl_int err = combine_copies(*s, u, used)) return err;
+      if (cl_int err = combine_copies(*s, u, used, read_back)) return err;
       rt.tracer->span("combine", "transfer", 0, t0, now_ns());
       continue;
     }
@@ -341,6 +348,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s->dev_mem[d], CL_TRUE,
                                               u.hull.begin, u.hull.size(), mine.data(), 0, nullptr, nullptr);
       if (err != CL_SUCCESS) return err;
+      read_back[d] += u.hull.size();
       uint8_t* out = s->shadow + u.hull.begin;
       for (size_t i = 0; i < mine.size(); ++i)
         if (mine[i] != before[i]) out[i] = mine[i];
@@ -368,13 +376,13 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       for (auto& r : runs[d]) kern += r.seconds, groups += r.chunk.group_count;
       line << " | dev" << d << " " << groups << " groups " << ms(kern) << " ms +" << ms(transfer_seconds[d]) << " ms xfer "
            << moved[d].bytes_to_device << " B in";
-      if (moved[d].bytes_to_host) line << " " << moved[d].bytes_to_host << " B back";
+      if (moved[d].bytes_to_host + read_back[d]) line << " " << moved[d].bytes_to_host + read_back[d] << " B back";
       for (auto& r : runs[d]) {
         const bool first = &r == &runs[d].front();
         SubKernelRow row = trace_row(L, d, r.chunk, r.seconds, first ? transfer_seconds[d] : 0,
                                      plan.predicted_seconds(d));
         if (first) {
-          row.bytes_to_device = moved[d].bytes_to_device, row.bytes_to_host = moved[d].bytes_to_host;
+          row.bytes_to_device = moved[d].bytes_to_device, row.bytes_to_host = moved[d].bytes_to_host + read_back[d];
           row.ms_gather = gather_per_device[d] * 1e3;
         }
         rt.tracer->row(row);

@@ -26,7 +26,7 @@ from pathlib import Path
 
 APPS = ["2mm", "3mm", "atax", "bicg", "gemm", "gesummv", "mvt", "syrk", "syr2k", "covariance",
         "correlation", "jacobi-1d", "jacobi-2d", "fdtd-2d", "convolution-2d", "convolution-3d",
-        "ep", "aes128", "spmv", "mandelbrot", "nbody", "montecarlo", "matmul"]
+        "ep", "aes128", "spmv", "mandelbrot", "nbody", "montecarlo", "matmul", "histogram"]
 
 
 def clean_env(extra):

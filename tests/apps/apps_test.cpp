@@ -487,6 +487,39 @@ TEST(ReductionsTest, ReductionKernelsSplitAndMatchNative) {
     EXPECT_EQ(devices.size(), 1u) << "compact (atomic result used) was split";
 }
 
+// LIBSPLIT_REDUCTIONS=0 (the "before" of issue 10's reduction split): the
+// same forced split keeps every launch of a reduction kernel whole on the
+// queue's device (runtime device 0, the one the app picks), the log says why,
+// and the result still matches the native run byte for byte.
+TEST(ReductionsTest, ReductionsOffRunWholeOnTheQueueDevice) {
+  TempDir dir("apps-reductions-off");
+  ASSERT_FALSE(dir.path().empty());
+  AppRun native = run_app("reductions", native_env("pthread"), dir, "native");
+  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+  std::filesystem::create_directories(dir.path() + "/cache");
+  const ShimCase c{"reductions", "pthread basic", "2dev", true, "uniform", false, false};
+  EnvChanges env = shim_env(c, dir.path() + "/cache");
+  const std::string trace_path = dir.path() + "/trace.csv";
+  env["LIBSPLIT_TRACE"] = trace_path;
+  env["LIBSPLIT_LOG"] = "1";
+  env["LIBSPLIT_REDUCTIONS"] = "0";
+  AppRun shim = run_app("reductions", env, dir, "shim");
+  check_preloaded(shim);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
+  EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
+  const bool wide = native.output.find("int64 atomics = 0") == std::string::npos;
+  auto whole = devices_of_launches(trace_path, {"histogram", "sums", "count_down", "extremes", "bits", "wide"});
+  EXPECT_EQ(whole.size(), wide ? 7u : 6u) << "reduction launches missing from the trace";
+  for (const auto& [launch, devices] : whole)
+    EXPECT_EQ(devices, std::set<std::string>{"0"}) << "reduction launch " << launch
+                                                   << " not whole on the queue's device";
+  EXPECT_NE(shim.process.err.find("reduction buffers (LIBSPLIT_REDUCTIONS=0)"), std::string::npos)
+      << tail(shim.process.err);
+  EXPECT_EQ(shim.process.err.find("| reduced (combined on the host)"), std::string::npos)
+      << tail(shim.process.err);
+}
+
 std::vector<ShimCase> split_cases() {
   std::vector<ShimCase> cases;
   for (const std::string& app : app_names())
