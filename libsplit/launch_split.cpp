@@ -384,7 +384,8 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     for (auto& [s, u] : stores) any_merge |= u.merge;
     if (any_merge) line << " | merged";
     if (any_reduction) line << " | reduced (combined on the host)";
-    if (locality.find("-> plan") == std::string::npos && !locality.empty()) line << " | kept partition (owner computes)";
+    if (locality.find("-> joint partition") != std::string::npos) line << " | joint partition of the cycle (owner computes)";
+    else if (locality.find("-> plan") == std::string::npos && !locality.empty()) line << " | kept partition (owner computes)";
     log_line(1, line.str());
   }
   return CL_SUCCESS;
