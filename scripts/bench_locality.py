@@ -23,7 +23,9 @@ bytes moved per launch (trace columns bytes_to_device + bytes_to_host), the
 mean kernel time per launch (the slowest device's ms_kernel: what a cycle
 of launches waits for) and the idle share (over those launches, the sum of
 the slowest device's kernel time minus each device's own, over the devices'
-total of the slowest's: 0 when every device finishes each launch together).
+total of the slowest's: 0 when every device finishes each launch together);
+over all launches, the median per run of partition changes (launches whose
+groups per device differ from the previous launch's).
 The native row is the app alone on its device 0 under the same
 POCL_DEVICES. --raw writes one line per run.
 """
@@ -67,20 +69,22 @@ def run(cmd, env):
 
 def late_launches(trace):
     """Over the second half of the launches: (bytes, slowest device's kernel
-    ms, per-device kernel ms) of each."""
+    ms, per-device kernel ms) of each; and the partition changes of the run."""
     per = {}
     with open(trace, newline="") as f:
         for row in csv.DictReader(f):
             launch = int(row["launch"])
-            moved, devices = per.setdefault(launch, [0, {}])
+            moved, devices, groups = per.setdefault(launch, [0, {}, {}])
             per[launch][0] = moved + int(row["bytes_to_device"]) + int(row["bytes_to_host"])
             devices[row["device"]] = devices.get(row["device"], 0.0) + float(row["ms_kernel"])
+            groups[row["device"]] = groups.get(row["device"], 0) + int(row["groups"])
     launches = sorted(per)
+    changes = sum(1 for a, b in zip(launches, launches[1:]) if per[a][2] != per[b][2])
     out = []
     for l in launches[len(launches) // 2:]:
-        moved, devices = per[l]
+        moved, devices, _ = per[l]
         out.append((moved, max(devices.values()), list(devices.values())))
-    return out
+    return out, changes
 
 
 def main():
@@ -105,21 +109,22 @@ def main():
     shim = os.path.join(a.build, "libsplit", "libsplit.so")
     raw = open(a.raw, "w", newline="") if a.raw else None
     if raw:
-        raw.write("app,scheduler,variant,repeat,pass,time_ms,bytes_median,bytes_mean,kernel_ms_per_launch,idle_share\n")
+        raw.write("app,scheduler,variant,repeat,pass,time_ms,bytes_median,bytes_mean,kernel_ms_per_launch,idle_share,"
+                  "partition_changes\n")
     iters = ["--iters", str(a.iters)] if a.iters else []
     print(f"POCL_DEVICES=\"{a.devices}\", --size {a.size} {' '.join(iters)}, {a.repeats} runs each"
           + (f", {' '.join(a.env)}" if a.env else "") + "\n")
     print("| app | scheduler | variant | time ms median | (min-max) | bytes/launch median | mean | "
-          "kernel ms/launch | idle % | PASS |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "kernel ms/launch | idle % | partition changes | PASS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for app in a.apps.split(","):
         cmd = [os.path.join(a.build, "bench", "bin", app), "--size", a.size] + iters
         if not a.no_native:
             native = [run(cmd, base)[1] for _ in range(a.repeats)]
             print(f"| {app} | native (device 0) | | {statistics.median(native):.0f} | "
-                  f"({min(native):.0f}-{max(native):.0f}) | | | | | |", flush=True)
+                  f"({min(native):.0f}-{max(native):.0f}) | | | | | | |", flush=True)
         for sched in a.schedulers.split(","):
-            res = {name: {"times": [], "late": [], "ok": True} for name, _ in variants}
+            res = {name: {"times": [], "late": [], "changes": [], "ok": True} for name, _ in variants}
             for i in range(a.repeats):
                 order = variants[i % len(variants):] + variants[:i % len(variants)]
                 for name, settings in order:
@@ -129,17 +134,18 @@ def main():
                     env.update(extra)
                     env.update(settings)
                     ok, ms = run(cmd, env)
-                    late = late_launches(trace) if os.path.exists(trace) else []
+                    late, changes = late_launches(trace) if os.path.exists(trace) else ([], 0)
                     r = res[name]
                     r["times"].append(ms)
                     r["late"].extend(late)
+                    r["changes"].append(changes)
                     r["ok"] &= ok
                     if raw:
                         b = [x[0] for x in late]
                         raw.write(f"{app},{sched},{name},{i},{int(ok)},{ms:.3f},"
                                   f"{statistics.median(b) if b else 0:.0f},{statistics.mean(b) if b else 0:.0f},"
                                   f"{statistics.mean(x[1] for x in late) if late else 0:.4f},"
-                                  f"{idle_share(late):.4f}\n")
+                                  f"{idle_share(late):.4f},{changes}\n")
                         raw.flush()
             for name, _ in variants:
                 r = res[name]
@@ -150,6 +156,7 @@ def main():
                 kern = statistics.mean(x[1] for x in late) if late else 0
                 print(f"| {app} | {sched} | {name} | {statistics.median(t):.0f} | ({min(t):.0f}-{max(t):.0f}) | "
                       f"{med:.0f} | {mean:.0f} | {kern:.2f} | {100 * idle_share(late):.1f} | "
+                      f"{statistics.median(r['changes']):.0f} | "
                       f"{'yes' if r['ok'] else 'NO'} |", flush=True)
 
 
