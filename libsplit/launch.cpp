@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 namespace libsplit {
 
@@ -368,29 +370,40 @@ SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chu
   return row;
 }
 
-double injected_slowdown(unsigned device, uint64_t launch) {
+double injected_slowdown(unsigned device, uint64_t launch, const std::string& kernel) {
+  // Comma list of D@L*F[:kernel] (the factors of every entry that matches
+  // multiply).
   struct Slowdown {
     unsigned device = 0;
     uint64_t from = 0;
     double factor = 1;
+    std::string kernel;  // empty: every kernel
   };
-  static const Slowdown parsed = [] {
-    Slowdown s;
+  static const std::vector<Slowdown> parsed = [] {
+    std::vector<Slowdown> out;
     const std::string& text = runtime().controls.inject_slowdown;
-    unsigned d = 0;
-    unsigned long long from = 0;
-    double f = 1;
-    if (!text.empty() && sscanf(text.c_str(), "%u@%llu*%lf", &d, &from, &f) == 3 && f >= 1)
-      s = {d, from, f};
-    else if (!text.empty())
-      log_line(0, "LIBSPLIT_INJECT_SLOWDOWN=" + text + " ignored (expected D@L*F, F >= 1)");
-    return s;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+      unsigned d = 0;
+      unsigned long long from = 0;
+      double f = 1;
+      int used = 0;
+      if (sscanf(item.c_str(), "%u@%llu*%lf%n", &d, &from, &f, &used) == 3 && f >= 1 &&
+          (size_t(used) == item.size() || (item[size_t(used)] == ':' && size_t(used) + 1 < item.size())))
+        out.push_back({d, from, f, size_t(used) < item.size() ? item.substr(size_t(used) + 1) : ""});
+      else
+        log_line(0, "LIBSPLIT_INJECT_SLOWDOWN entry '" + item + "' ignored (expected D@L*F or D@L*F:kernel, F >= 1)");
+    }
+    return out;
   }();
-  return device == parsed.device && launch >= parsed.from ? parsed.factor : 1.0;
+  double factor = 1;
+  for (const Slowdown& s : parsed)
+    if (device == s.device && launch >= s.from && (s.kernel.empty() || s.kernel == kernel)) factor *= s.factor;
+  return factor;
 }
 
-double apply_slowdown(unsigned device, uint64_t launch, double seconds) {
-  const double factor = injected_slowdown(device, launch);
+double apply_slowdown(unsigned device, uint64_t launch, const std::string& kernel, double seconds) {
+  const double factor = injected_slowdown(device, launch, kernel);
   if (factor == 1.0) return seconds;
   std::this_thread::sleep_for(std::chrono::duration<double>((factor - 1) * seconds));
   return factor * seconds;

@@ -110,11 +110,11 @@ SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chu
 double event_seconds(cl_event e, cl_ulong* start = nullptr, cl_ulong* end = nullptr);
 
 // LIBSPLIT_INJECT_SLOWDOWN: the factor by which runtime device `device` is
-// made slower at launch `launch` (1 = not at all).
-double injected_slowdown(unsigned device, uint64_t launch);
+// made slower for `kernel` at launch `launch` (1 = not at all).
+double injected_slowdown(unsigned device, uint64_t launch, const std::string& kernel);
 // Applies it to `seconds` of kernel time measured on that device: waits the
 // extra time (so the launch really takes longer) and returns the stretched time.
-double apply_slowdown(unsigned device, uint64_t launch, double seconds);
+double apply_slowdown(unsigned device, uint64_t launch, const std::string& kernel, double seconds);
 
 // The stages.
 cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan);

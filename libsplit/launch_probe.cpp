@@ -142,7 +142,7 @@ void CL_CALLBACK probe_done(cl_event e, cl_int status, void* user) {
   std::unique_ptr<ProbeDone> done(static_cast<ProbeDone*>(user));
   const StagedProbe& p = done->staged->probes[done->index];
   const double seconds = status == CL_COMPLETE
-                            ? injected_slowdown(p.chunk.device, done->launch) * event_seconds(e)
+                            ? injected_slowdown(p.chunk.device, done->launch, done->kernel) * event_seconds(e)
                             : 0;
   real().clReleaseEvent(e);
   post_probe_report(done->key, {p.chunk, seconds, p.staging_seconds});

@@ -16,7 +16,9 @@
 #include "reduction.h"
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 namespace libsplit {
 
@@ -294,6 +296,10 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   }
   cl_int status = CL_SUCCESS;
   std::vector<sched::ChunkTiming> timings;
+  // LIBSPLIT_INJECT_SLOWDOWN: each device's kernel time as measured and as
+  // stretched; the launch then waits for the slowest stretched device (the
+  // devices run side by side: the waits do not add up).
+  double measured_slowest = 0, stretched_slowest = 0;
   for (unsigned d : used) {
     real().clFinish(rt.devices[d].queue);
     cl_ulong host_end = now_ns();
@@ -303,11 +309,15 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     real().clReleaseEvent(write_begin[d]);
     real().clReleaseEvent(write_end[d]);
     transfer_seconds[d] = w1 > w0 ? (w1 - w0) * 1e-9 : 0;
+    const double factor = injected_slowdown(d, L.id, name);
+    double measured = 0, stretched = 0;
     for (ChunkRun& r : runs[d]) {
       cl_int st = CL_COMPLETE;
       real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
       if (st < 0) status = st;
-      r.seconds = apply_slowdown(d, L.id, event_seconds(r.event, &r.start, &r.end));
+      const double seconds = event_seconds(r.event, &r.start, &r.end);
+      r.seconds = factor * seconds;
+      measured += seconds, stretched += r.seconds;
       report_device_span(d, r.start, r.end);
       real().clReleaseEvent(r.event);
       last_end = std::max(last_end, r.end);
@@ -317,7 +327,11 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       rt.tracer->span(name, "kernel", d, host_end - (last_end - r.start), host_end - (last_end - r.end));
     if (w1 > w0 && last_end >= w1)
       rt.tracer->span("transfer " + name, "transfer", d, host_end - (last_end - w0), host_end - (last_end - w1));
+    measured_slowest = std::max(measured_slowest, measured);
+    stretched_slowest = std::max(stretched_slowest, stretched);
   }
+  if (stretched_slowest > measured_slowest)
+    std::this_thread::sleep_for(std::chrono::duration<double>(stretched_slowest - measured_slowest));
   if (status != CL_SUCCESS) return status;
 
   // Where the written bytes now live. The read-backs of combines and merges
@@ -392,7 +406,8 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     for (auto& [s, u] : stores) any_merge |= u.merge;
     if (any_merge) line << " | merged";
     if (any_reduction) line << " | reduced (combined on the host)";
-    if (locality.find("-> plan") == std::string::npos && !locality.empty()) line << " | kept partition (owner computes)";
+    if (locality.find("-> joint partition") != std::string::npos) line << " | joint partition of the cycle (owner computes)";
+    else if (locality.find("-> plan") == std::string::npos && !locality.empty()) line << " | kept partition (owner computes)";
     log_line(1, line.str());
   }
   return CL_SUCCESS;

@@ -55,7 +55,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   // A profiled queue's device times go on the app's event, if anyone can
   // read them.
   const bool profiled = (L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed();
-  const bool callback = traced || profiled || injected_slowdown(device, L.id) != 1.0;
+  const bool callback = traced || profiled || injected_slowdown(device, L.id, L.kernel->name) != 1.0;
   cl_event done = nullptr;
   if ((err = launch_chunk(dq, dk, L, chunk, measure || callback ? &done : nullptr, original))) return err;
   for (const BufferArg& b : L.buffers)
@@ -79,13 +79,13 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
     head << "launch " << L.id << " " << L.kernel->name << " dim " << L.dim << " groups " << L.total_groups
          << " whole (" << (L.why_whole.empty() ? "scheduler" : L.why_whole) << ")";
   } else {
-    row.device = device, row.launch = L.id, row.total_groups = L.total_groups;
+    row.device = device, row.launch = L.id, row.total_groups = L.total_groups, row.kernel = L.kernel->name;
   }
   complete_after(dq, done, [key = L.key, row, head = head.str(), measure, traced, bytes = moved.bytes_to_device,
                         transfer](cl_event e, cl_event app) mutable {
     Runtime& rt = runtime();
     cl_ulong start = 0, end = 0;
-    const double seconds = apply_slowdown(row.device, row.launch, event_seconds(e, &start, &end));
+    const double seconds = apply_slowdown(row.device, row.launch, row.kernel, event_seconds(e, &start, &end));
     report_device_span(app, row.device, start, end);
     if (measure) post_report(key, {sched::ChunkTiming{{row.device, 0, row.total_groups}, seconds, transfer}});
     if (!traced) return;

@@ -1,7 +1,10 @@
 #include "locality.h"
 
+#include "cycle_partition.h"
+
 #include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <sstream>
 
@@ -20,6 +23,8 @@ constexpr double kMinGain = 0.05;
 // time and pays its transfers back within the launch: a load step (the
 // hidden-load test's 4x on one device) is followed at once.
 constexpr double kClearGain = 0.25;
+// Split launches of a shape remembered (kernel names) to find its cycle.
+constexpr size_t kHistory = 32;
 
 struct ShapeState {
   std::vector<int> owner;  // device that ran each group at the shape's last split launch
@@ -31,6 +36,8 @@ struct LocalityState {
   // By kernel + shape: the plan beat the kept partition at the previous
   // launch too (one noisy measurement moves no data).
   std::map<std::string, bool> plan_won_before;
+  // By shape: the kernels of its last split launches, oldest first.
+  std::map<std::string, std::deque<std::string>> history;
   double copy_rate = 2e9;                                         // bytes per second, measured
 };
 
@@ -86,6 +93,39 @@ std::vector<uint64_t> groups_per_device(const std::vector<sched::Chunk>& chunks,
   return g;
 }
 
+// The cycle L's kernel belongs to: the kernels of the shape's split launches
+// since this kernel's previous one (one period of the cycle; a kernel
+// launched twice in it counts twice), with their rates. Nullopt unless it
+// holds another kernel than L's and every one has a rate on every device.
+std::optional<std::vector<CycleKernel>> cycle_of(const LocalityState& st, const Launch& L, unsigned n,
+                                                 std::string* names) {
+  auto h = st.history.find(shape_key(L));
+  if (h == st.history.end()) return std::nullopt;
+  const std::deque<std::string>& past = h->second;
+  auto previous = std::find(past.rbegin(), past.rend(), L.kernel->name);
+  if (previous == past.rend()) return std::nullopt;
+  std::map<std::string, double> launches;
+  for (auto it = past.rbegin();; ++it) {
+    launches[*it] += 1;
+    if (it == previous) break;
+  }
+  if (launches.size() < 2) return std::nullopt;
+  std::vector<CycleKernel> cycle;
+  for (const auto& [name, count] : launches) {
+    auto r = st.seconds_per_group.find(name + '@' + shape_key(L));
+    if (r == st.seconds_per_group.end() || r->second.size() < n) return std::nullopt;
+    CycleKernel k;
+    k.launches = count;
+    for (unsigned d = 0; d < n; ++d) {
+      if (!(r->second[d] > 0)) return std::nullopt;
+      k.seconds_per_group.push_back(r->second[d]);
+    }
+    cycle.push_back(std::move(k));
+    *names += (names->empty() ? "" : " ") + name + (count > 1 ? " x" + std::to_string(int(count)) : "");
+  }
+  return cycle;
+}
+
 }  // namespace
 
 StagingEstimate staging_bytes(const Launch& L, const std::vector<sched::Chunk>& chunks) {
@@ -124,14 +164,44 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   const unsigned n = static_cast<unsigned>(runtime().devices.size());
   std::vector<sched::Chunk> recorded = chunks_of(shape->second.owner);
   std::vector<uint64_t> plan_groups = groups_per_device(planned, n), kept_groups = groups_per_device(recorded, n);
+  // Joint (LIBSPLIT_CYCLE_PARTITION=joint): a static split of a shape that a
+  // cycle of kernels shares proposes the cycle's partition instead of the
+  // scheduler's (cycle_partition.h): slices in device order, sized to
+  // minimize the sum over the cycle's kernels of the slowest device's time.
+  std::vector<sched::Chunk> proposal = planned;
+  std::optional<std::vector<CycleKernel>> cycle;
+  std::string cycle_names;
+  bool one_per_device = true;
+  for (unsigned d = 0; d < n; ++d)
+    one_per_device &= std::count_if(planned.begin(), planned.end(),
+                                    [d](const sched::Chunk& c) { return c.device == d; }) <= 1;
+  if (runtime().controls.cycle_partition == "joint" && one_per_device)
+    cycle = cycle_of(st, L, n, &cycle_names);
+  if (cycle) {
+    std::vector<uint64_t> joint = joint_partition(*cycle, L.total_groups);
+    if (joint.size() == n) {
+      plan_groups = joint;
+      proposal.clear();
+      uint64_t first = 0;
+      for (unsigned d = 0; d < n; ++d)
+        if (joint[d]) proposal.push_back({d, first, joint[d]}), first += joint[d];
+    } else {
+      cycle.reset();
+    }
+  }
+  const std::string proposed = cycle ? "joint partition" : "plan";
   if (plan_groups == kept_groups) {
     // Same shares: the recorded positions move nothing the plan would not.
-    *why = "kept the partition of the last launch of this shape (same shares)";
+    *why = cycle ? "kept the partition of the last launch of this shape (the joint partition of its cycle: " +
+                       cycle_names + ")"
+                 : "kept the partition of the last launch of this shape (same shares)";
     return recorded;
   }
   auto rates = st.seconds_per_group.find(rate_key(L));
   if (rates == st.seconds_per_group.end()) return std::nullopt;
+  // This kernel's time, or with a joint proposal the cycle's.
   auto kernel_seconds = [&](const std::vector<uint64_t>& groups) {
+    if (cycle) return cycle_seconds(*cycle, groups);
     double worst = 0;
     for (unsigned d = 0; d < n; ++d)
       if (groups[d]) worst = std::max(worst, rates->second[d] * double(groups[d]));
@@ -145,10 +215,13 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
       return std::nullopt;
   // What the plan moves beyond the kept partition: the groups it gives to
   // another device than the one that ran them last (evaluating only those
-  // keeps this cheap: a few border strips, not every slice).
+  // keeps this cheap: a few border strips, not every slice). For a joint
+  // proposal, what this launch's buffers move: the cycle's next kernels find
+  // the rows this one wrote where they now run, and move what it does not
+  // touch (not counted).
   const std::vector<int>& owner = shape->second.owner;
   std::vector<sched::Chunk> moved;
-  for (const sched::Chunk& c : planned)
+  for (const sched::Chunk& c : proposal)
     for (uint64_t g = c.first_group; g < c.first_group + c.group_count;) {
       uint64_t e = g;
       while (e < c.first_group + c.group_count && (owner[e] == int(c.device)) == (owner[g] == int(c.device))) ++e;
@@ -161,15 +234,18 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   const double gain = kept_kernel - plan_kernel;
   std::ostringstream text;
   text.precision(3);
-  text << "plan: kernel " << plan_kernel * 1e3 << " ms, moves " << (bytes.to_device + bytes.to_host)
-       << " B more (" << extra * 1e3 << " ms); kept partition: kernel " << kept_kernel * 1e3 << " ms";
+  if (cycle) text << "cycle " << cycle_names << ": ";
+  text << proposed << ": " << (cycle ? "cycle kernels " : "kernel ") << plan_kernel * 1e3 << " ms, moves " << (bytes.to_device + bytes.to_host)
+       << " B more (" << extra * 1e3 << " ms); kept partition: " << (cycle ? "cycle kernels " : "kernel ") << kept_kernel * 1e3 << " ms";
   const bool plan_better = extra <= 0 || (gain * kPaybackLaunches > extra && gain > kMinGain * kept_kernel);
   bool& before = st.plan_won_before[rate_key(L)];
   const bool clear = gain > extra && gain > kClearGain * kept_kernel;
   const bool plan_wins = extra <= 0 || (plan_better && (before || clear));
   before = plan_better;
-  *why = text.str() + (plan_wins ? " -> plan" : plan_better ? " -> kept partition (plan better once)" : " -> kept partition");
-  if (plan_wins) return std::nullopt;
+  *why = text.str() + (plan_wins          ? " -> " + proposed
+                       : plan_better      ? " -> kept partition (" + proposed + " better once)"
+                                          : std::string(" -> kept partition"));
+  if (plan_wins) return cycle ? std::optional<std::vector<sched::Chunk>>(proposal) : std::nullopt;
   return recorded;
 }
 
@@ -182,6 +258,9 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
   if (!enabled(L)) return;
   LocalityState& st = state();
   const unsigned n = static_cast<unsigned>(runtime().devices.size());
+  std::deque<std::string>& past = st.history[shape_key(L)];
+  past.push_back(L.kernel->name);
+  if (past.size() > kHistory) past.pop_front();
   ShapeState& shape = st.shapes[shape_key(L)];
   shape.owner.assign(L.total_groups, -1);
   std::vector<double> seconds(n, 0);

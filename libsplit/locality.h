@@ -14,6 +14,11 @@
 //    the gain is above the noise, at two launches of the kernel in a row
 //    (at once when it gains a quarter of the kernel time and pays its moves
 //    back within the launch) (launch_split.cpp).
+//    With LIBSPLIT_CYCLE_PARTITION=joint the proposal is not the
+//    scheduler's plan but the joint partition of the shape's cycle (the
+//    kernels launched with it since this kernel's previous launch), which
+//    minimizes the cycle's kernel time (cycle_partition.h); same rule, the
+//    gain being the cycle's.
 //  - Chunk schedulers: the scheduler still sizes each package, the position
 //    comes from the recorded owners (OwnerPlacement): a device takes groups
 //    it owned, and an idle device takes the end of another's remaining

@@ -9,7 +9,9 @@ pingpong (two ping-pong stencils). Each runs natively on the pthread device,
 then under the shim with LIBSPLIT_WHOLE=0 (every launch split) and
 LIBSPLIT_TRACE, with the schedulers `uniform` (fixed shares), `adaptive`
 (Broyden: shares re-solved every launch, per kernel) and `dynamic`
-(packages handed to idle devices).
+(packages handed to idle devices), and `adaptive` again with
+LIBSPLIT_CYCLE_PARTITION=joint (one partition for the cycle's kernels,
+owner computes).
 
 Bytes per launch come from the trace (bytes_to_device + bytes_to_host of
 its rows). The halo bound of a launch is 4 x (devices - 1) x the kernel's
@@ -18,7 +20,8 @@ halo unit: at every slice border one unit (a row of the grid, one element in
 Over the second half of the launches:
   uniform   every launch within the bound;
   adaptive  the median launch within it, and at least 3 launches in 4
-            (the shares may still move when a measurement says so);
+            (the shares may still move when a measurement says so); the
+            same with joint;
   dynamic   the rows are not scattered: the median launch's packages form
             at most one contiguous run per device, and none more than two
             per device (a steal moves a partition border, or crosses a
@@ -60,7 +63,9 @@ APPS = {
     "pingpong": ([f"{APPS_BIN}/app_pingpong"], {"heat1d": 4, "heat2d": 256 * 4}),
 }
 DEVICES = {2: "pthread basic", 3: "pthread basic basic"}
-SCHEDULERS = ["uniform", "adaptive", "dynamic"]
+SCHEDULERS = ["uniform", "adaptive", "dynamic", "adaptive+joint"]
+# Settings beyond LIBSPLIT_SCHEDULER (the part before '+').
+EXTRA = {"adaptive+joint": {"LIBSPLIT_CYCLE_PARTITION": "joint"}}
 
 
 def run(cmd, out, env):
@@ -104,7 +109,8 @@ def main():
                 trace = os.path.join(work, f"{app}-{ndev}-{sched}.csv")
                 env = dict(base, POCL_DEVICES=pocl, LD_PRELOAD=SHIM, LIBSPLIT_CC=CC,
                            LIBSPLIT_CACHE_DIR=cache, LIBSPLIT_SYNC_PREPARE="1", LIBSPLIT_WHOLE="0",
-                           LIBSPLIT_WARMSTART="0", LIBSPLIT_SCHEDULER=sched, LIBSPLIT_TRACE=trace)
+                           LIBSPLIT_WARMSTART="0", LIBSPLIT_SCHEDULER=sched.split("+")[0], LIBSPLIT_TRACE=trace,
+                           **EXTRA.get(sched, {}))
                 try:
                     run(cmd, out, env)
                 except RuntimeError as e:
@@ -135,6 +141,7 @@ def main():
                     scattered.append(("median", runs[len(runs) // 2]))
                 ok = {"uniform": not over,
                       "adaptive": median_ok and 4 * len(over) <= len(late),
+                      "adaptive+joint": median_ok and 4 * len(over) <= len(late),
                       "dynamic": not scattered}[sched]
                 if not ok and sched == "dynamic":
                     failures.append(f"{tag}: rows scattered (launch, runs of one device): {scattered[:8]}")
