@@ -9,12 +9,12 @@
 //    shape competes with the scheduler's plan on predicted cost, kernel time
 //    (this kernel's measured time per group on each device) plus the bytes
 //    each device lacks for its slices (read from the buffers' validity,
-//    through the measured host copy rate). The plan wins only when what it
-//    gains in kernel time, over a few launches, pays for what it moves, and
-//    the gain is above the noise, at two launches of the kernel in a row
+//    at a nominal 8 GB/s). The plan wins only when what it gains in kernel
+//    time, over max(4, launches so far) launches, pays for what it moves,
+//    and the gain is above the noise, at two launches of the kernel in a row
 //    (at once when it gains a quarter of the kernel time and pays its moves
-//    back within the launch) (launch_split.cpp).
-//    With LIBSPLIT_CYCLE_PARTITION=joint the proposal is not the
+//    back within the launch) (partition_change.h).
+//    With LIBSPLIT_CYCLE_PARTITION=joint (the default) the proposal is not the
 //    scheduler's plan but the joint partition of the shape's cycle (the
 //    kernels launched with it since this kernel's previous launch), which
 //    minimizes the cycle's kernel time (cycle_partition.h); same rule, the
