@@ -224,12 +224,13 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
       g = e;
     }
   const StagingEstimate bytes = staging_bytes(L, moved);
-  // At the nominal rate of a split's staging (staging_seconds), not the
-  // measured copy_rate: its host time includes first touches and waits for
-  // queued work (H100 + CPU: 1.8 GB/s measured, a 290 MB move then priced
-  // at 158 ms where it took ~20 ms, and jacobi-2d kept half its rows on the
-  // 20x slower CPU for the whole run).
-  const double extra = staging_seconds(bytes);
+  // At the measured copy rate where it beats the nominal rate of a split's
+  // staging, never slower: a low measurement is waits for queued work, not
+  // the link (H100 + CPU: 1.8 GB/s measured from a first launch of 1.3 s, a
+  // 290 MB move then priced at 158 ms where it took ~20 ms, and jacobi-2d
+  // kept half its rows on the 20x slower CPU for the whole run; the moves
+  // through pinned staging there ran at 40-80 GB/s).
+  const double extra = double(bytes.to_device + bytes.to_host) / std::max(st.copy_rate, kSplitStagingRate);
   const double plan_kernel = kernel_seconds(plan_groups), kept_kernel = kernel_seconds(kept_groups);
   const double gain = kept_kernel - plan_kernel;
   std::ostringstream text;
@@ -261,6 +262,9 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
   std::deque<std::string>& past = st.history[shape_key(L)];
   past.push_back(L.kernel->name);
   if (past.size() > kHistory) past.pop_front();
+  // A shape's first split launch stages its inputs into fresh device
+  // buffers (allocation, first touch): no measure of a move's rate.
+  const bool first_of_shape = !st.shapes.count(shape_key(L));
   ShapeState& shape = st.shapes[shape_key(L)];
   shape.owner.assign(L.total_groups, -1);
   std::vector<double> seconds(n, 0);
@@ -293,7 +297,7 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
     rates[d] = rates[d] > 0 ? 0.5 * rates[d] + 0.5 * r : r;
   }
   // Small transfers measure launch overheads, not the copy rate.
-  if (bytes_moved >= (256u << 10) && staging_seconds > 0)
+  if (bytes_moved >= (256u << 10) && staging_seconds > 0 && !first_of_shape)
     st.copy_rate = 0.5 * st.copy_rate + 0.5 * double(bytes_moved) / staging_seconds;
 }
 
