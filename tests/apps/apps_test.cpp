@@ -454,34 +454,53 @@ TEST(AtomicsTest, AtomicKernelsRunWholeOnOneDevice) {
     EXPECT_GT(devices.size(), 1u) << "histogram launch " << launch << " was not split";
 }
 
-// Reduction kernels (app "reductions") split over two devices with the
-// uniform scheduler: every launch of a reduction kernel runs on both, the
-// result matches the native run byte for byte, and the log says the copies
-// were combined. The compaction (atomic_inc result used) runs whole.
-TEST(ReductionsTest, ReductionKernelsSplitAndMatchNative) {
-  TempDir dir("apps-reductions");
+// The app "reductions" natively on "pthread", then under a forced uniform
+// split on "pthread basic" with `extra` settings, traced and logged.
+struct ReductionRuns {
+  AppRun native, shim;
+  std::string trace;  // the shim run's LIBSPLIT_TRACE
+  bool wide = false;  // the device has 64-bit atomics (one more kernel)
+  // Launches of the reduction kernels, by launch: the devices they ran on.
+  std::map<std::string, std::set<std::string>> reduction_launches() const {
+    return devices_of_launches(trace, {"histogram", "sums", "count_down", "extremes", "bits", "wide"});
+  }
+};
+
+void run_reductions(TempDir& dir, const EnvChanges& extra, ReductionRuns* r) {
   ASSERT_FALSE(dir.path().empty());
-  AppRun native = run_app("reductions", native_env("pthread"), dir, "native");
-  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
+  r->native = run_app("reductions", native_env("pthread"), dir, "native");
+  ASSERT_EQ(r->native.process.exit_code, 0) << describe(r->native);
   std::filesystem::create_directories(dir.path() + "/cache");
   const ShimCase c{"reductions", "pthread basic", "2dev", true, "uniform", false, false};
   EnvChanges env = shim_env(c, dir.path() + "/cache");
-  const std::string trace_path = dir.path() + "/trace.csv";
-  env["LIBSPLIT_TRACE"] = trace_path;
+  r->trace = dir.path() + "/trace.csv";
+  env["LIBSPLIT_TRACE"] = r->trace;
   env["LIBSPLIT_LOG"] = "1";
-  AppRun shim = run_app("reductions", env, dir, "shim");
-  check_preloaded(shim);
+  for (const auto& [k, v] : extra) env[k] = v;
+  r->shim = run_app("reductions", env, dir, "shim");
+  check_preloaded(r->shim);
+  if (testing::Test::HasFatalFailure()) return;
+  ASSERT_EQ(r->shim.process.exit_code, 0) << describe(r->shim);
+  EXPECT_TRUE(r->native.output == r->shim.output) << first_difference(r->native.output, r->shim.output);
+  r->wide = r->native.output.find("int64 atomics = 0") == std::string::npos;
+}
+
+// Reduction kernels split over two devices with the uniform scheduler:
+// every launch of a reduction kernel runs on both, the result matches the
+// native run byte for byte, and the log says the copies were combined. The
+// compaction (atomic_inc result used) runs whole.
+TEST(ReductionsTest, ReductionKernelsSplitAndMatchNative) {
+  TempDir dir("apps-reductions");
+  ReductionRuns r;
+  run_reductions(dir, {}, &r);
   if (HasFatalFailure()) return;
-  ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
-  EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
-  const bool wide = native.output.find("int64 atomics = 0") == std::string::npos;
-  auto split = devices_of_launches(trace_path, {"histogram", "sums", "count_down", "extremes", "bits", "wide"});
-  EXPECT_EQ(split.size(), wide ? 7u : 6u) << "reduction launches missing from the trace";
+  auto split = r.reduction_launches();
+  EXPECT_EQ(split.size(), r.wide ? 7u : 6u) << "reduction launches missing from the trace";
   for (const auto& [launch, devices] : split)
     EXPECT_EQ(devices.size(), 2u) << "reduction launch " << launch << " was not split";
-  EXPECT_NE(shim.process.err.find("| reduced (combined on the host)"), std::string::npos)
-      << tail(shim.process.err);
-  auto whole = devices_of_launches(trace_path, {"compact"});
+  EXPECT_NE(r.shim.process.err.find("| reduced (combined on the host)"), std::string::npos)
+      << tail(r.shim.process.err);
+  auto whole = devices_of_launches(r.trace, {"compact"});
   EXPECT_EQ(whole.size(), 1u) << "compact launch missing from the trace";
   for (const auto& [launch, devices] : whole)
     EXPECT_EQ(devices.size(), 1u) << "compact (atomic result used) was split";
@@ -493,31 +512,18 @@ TEST(ReductionsTest, ReductionKernelsSplitAndMatchNative) {
 // and the result still matches the native run byte for byte.
 TEST(ReductionsTest, ReductionsOffRunWholeOnTheQueueDevice) {
   TempDir dir("apps-reductions-off");
-  ASSERT_FALSE(dir.path().empty());
-  AppRun native = run_app("reductions", native_env("pthread"), dir, "native");
-  ASSERT_EQ(native.process.exit_code, 0) << describe(native);
-  std::filesystem::create_directories(dir.path() + "/cache");
-  const ShimCase c{"reductions", "pthread basic", "2dev", true, "uniform", false, false};
-  EnvChanges env = shim_env(c, dir.path() + "/cache");
-  const std::string trace_path = dir.path() + "/trace.csv";
-  env["LIBSPLIT_TRACE"] = trace_path;
-  env["LIBSPLIT_LOG"] = "1";
-  env["LIBSPLIT_REDUCTIONS"] = "0";
-  AppRun shim = run_app("reductions", env, dir, "shim");
-  check_preloaded(shim);
+  ReductionRuns r;
+  run_reductions(dir, {{"LIBSPLIT_REDUCTIONS", "0"}}, &r);
   if (HasFatalFailure()) return;
-  ASSERT_EQ(shim.process.exit_code, 0) << describe(shim);
-  EXPECT_TRUE(native.output == shim.output) << first_difference(native.output, shim.output);
-  const bool wide = native.output.find("int64 atomics = 0") == std::string::npos;
-  auto whole = devices_of_launches(trace_path, {"histogram", "sums", "count_down", "extremes", "bits", "wide"});
-  EXPECT_EQ(whole.size(), wide ? 7u : 6u) << "reduction launches missing from the trace";
+  auto whole = r.reduction_launches();
+  EXPECT_EQ(whole.size(), r.wide ? 7u : 6u) << "reduction launches missing from the trace";
   for (const auto& [launch, devices] : whole)
     EXPECT_EQ(devices, std::set<std::string>{"0"}) << "reduction launch " << launch
                                                    << " not whole on the queue's device";
-  EXPECT_NE(shim.process.err.find("reduction buffers (LIBSPLIT_REDUCTIONS=0)"), std::string::npos)
-      << tail(shim.process.err);
-  EXPECT_EQ(shim.process.err.find("| reduced (combined on the host)"), std::string::npos)
-      << tail(shim.process.err);
+  EXPECT_NE(r.shim.process.err.find("reduction buffers (LIBSPLIT_REDUCTIONS=0)"), std::string::npos)
+      << tail(r.shim.process.err);
+  EXPECT_EQ(r.shim.process.err.find("| reduced (combined on the host)"), std::string::npos)
+      << tail(r.shim.process.err);
 }
 
 std::vector<ShimCase> split_cases() {
