@@ -4,6 +4,7 @@
 #include "partition_change.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -23,6 +24,8 @@ struct ShapeState {
 struct LocalityState {
   std::map<std::string, ShapeState> shapes;
   std::map<std::string, std::vector<double>> seconds_per_group;  // by kernel + shape, per device
+  // ... and the smoothed relative change of those from launch to launch.
+  std::map<std::string, std::vector<double>> rate_noise;
   // By kernel + shape: the plan beat the kept partition at the previous
   // launch too (one noisy measurement moves no data).
   std::map<std::string, bool> plan_won_before;
@@ -239,8 +242,10 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   text << proposed << ": " << (cycle ? "cycle kernels " : "kernel ") << plan_kernel * 1e3 << " ms, moves " << (bytes.to_device + bytes.to_host)
        << " B more (" << extra * 1e3 << " ms); kept partition: " << (cycle ? "cycle kernels " : "kernel ") << kept_kernel * 1e3 << " ms";
   bool& before = st.plan_won_before[rate_key(L)];
+  double noise = 0;
+  for (double x : st.rate_noise[rate_key(L)]) noise = std::max(noise, x);
   const PartitionChangeVerdict verdict =
-      judge_partition_change({gain, kept_kernel, extra, st.launches[rate_key(L)], before});
+      judge_partition_change({gain, kept_kernel, extra, st.launches[rate_key(L)], before, noise});
   const bool plan_better = verdict.better, plan_wins = verdict.change;
   before = plan_better;
   *why = text.str() + (plan_wins          ? " -> " + proposed
@@ -290,10 +295,13 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
   }
   st.launches[rate_key(L)] += 1;
   std::vector<double>& rates = st.seconds_per_group[rate_key(L)];
+  std::vector<double>& noise = st.rate_noise[rate_key(L)];
   rates.resize(n, 0);
+  noise.resize(n, 0);
   for (unsigned d = 0; d < n; ++d) {
     if (!groups[d] || seconds[d] <= 0) continue;
     const double r = seconds[d] / double(groups[d]);
+    if (rates[d] > 0) noise[d] = 0.75 * noise[d] + 0.25 * std::abs(r - rates[d]) / rates[d];
     rates[d] = rates[d] > 0 ? 0.5 * rates[d] + 0.5 * r : r;
   }
   // Small transfers measure launch overheads, not the copy rate.

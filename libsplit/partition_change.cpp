@@ -14,7 +14,7 @@ PartitionChangeVerdict judge_partition_change(const PartitionChangeFacts& f) {
   if (f.move_seconds <= 0) return {true, true};
   const double horizon = std::max(kPaybackLaunches, f.launches);
   PartitionChangeVerdict v;
-  v.better = f.gain * horizon > f.move_seconds && f.gain > kMinGain * f.kept_seconds;
+  v.better = f.gain * horizon > f.move_seconds && f.gain > std::max(kMinGain, 2 * f.noise) * f.kept_seconds;
   const bool clear = f.gain > f.move_seconds && f.gain > kClearGain * f.kept_seconds;
   v.change = v.better && (f.won_before || clear);
   return v;

@@ -44,6 +44,14 @@ TEST(PartitionChange, OneNoisyLaunchDoesNotMoveDataButALoadStepDoes) {
   EXPECT_TRUE(judge_partition_change(step).change);
 }
 
+// A gain within twice the measured noise of the kernel's times is noise.
+TEST(PartitionChange, GainsWithinTheMeasuredNoiseDoNotMoveData) {
+  PartitionChangeFacts f{0.08e-3, 1e-3, 0.01e-3, 20, true, 0.02};
+  EXPECT_TRUE(judge_partition_change(f).change);
+  f.noise = 0.06;
+  EXPECT_FALSE(judge_partition_change(f).better);
+}
+
 // Nothing to move: the plan is taken as is.
 TEST(PartitionChange, NoMovesMeansChange) {
   EXPECT_TRUE(judge_partition_change({0, 1e-3, 0, 1, false}).change);
