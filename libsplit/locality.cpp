@@ -21,16 +21,17 @@ struct ShapeState {
   std::vector<int> owner;  // device that ran each group at the shape's last split launch
 };
 
+// What owner computes knows of one kernel at one shape.
+struct KernelAtShape {
+  std::vector<double> seconds_per_group;  // per device, smoothed
+  std::vector<double> noise;              // per device: smoothed relative change between launches
+  double launches = 0;                    // its split launches so far (the payback horizon)
+  bool plan_won_before = false;           // one noisy measurement moves no data
+};
+
 struct LocalityState {
   std::map<std::string, ShapeState> shapes;
-  std::map<std::string, std::vector<double>> seconds_per_group;  // by kernel + shape, per device
-  // ... and the smoothed relative change of those from launch to launch.
-  std::map<std::string, std::vector<double>> rate_noise;
-  // By kernel + shape: the plan beat the kept partition at the previous
-  // launch too (one noisy measurement moves no data).
-  std::map<std::string, bool> plan_won_before;
-  // By kernel + shape: its split launches so far (the payback horizon).
-  std::map<std::string, double> launches;
+  std::map<std::string, KernelAtShape> kernels;  // by rate_key: kernel + shape
   // By shape: the kernels of its last split launches, oldest first.
   std::map<std::string, std::deque<std::string>> history;
   double copy_rate = 2e9;                                         // bytes per second, measured
@@ -107,13 +108,14 @@ std::optional<std::vector<CycleKernel>> cycle_of(const LocalityState& st, const 
   if (launches.size() < 2) return std::nullopt;
   std::vector<CycleKernel> cycle;
   for (const auto& [name, count] : launches) {
-    auto r = st.seconds_per_group.find(name + '@' + shape_key(L));
-    if (r == st.seconds_per_group.end() || r->second.size() < n) return std::nullopt;
+    auto r = st.kernels.find(name + '@' + shape_key(L));
+    if (r == st.kernels.end() || r->second.seconds_per_group.size() < n) return std::nullopt;
     CycleKernel k;
     k.launches = count;
     for (unsigned d = 0; d < n; ++d) {
-      if (!(r->second[d] > 0)) return std::nullopt;
-      k.seconds_per_group.push_back(r->second[d]);
+      const double rate = r->second.seconds_per_group[d];
+      if (!(rate > 0)) return std::nullopt;
+      k.seconds_per_group.push_back(rate);
     }
     cycle.push_back(std::move(k));
     *names += (names->empty() ? "" : " ") + name + (count > 1 ? " x" + std::to_string(int(count)) : "");
@@ -195,21 +197,23 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
                  : "kept the partition of the last launch of this shape (same shares)";
     return recorded;
   }
-  auto rates = st.seconds_per_group.find(rate_key(L));
-  if (rates == st.seconds_per_group.end()) return std::nullopt;
+  auto known = st.kernels.find(rate_key(L));
+  if (known == st.kernels.end()) return std::nullopt;
+  KernelAtShape& kernel = known->second;
+  const std::vector<double>& rates = kernel.seconds_per_group;
   // This kernel's time, or with a joint proposal the cycle's.
   auto kernel_seconds = [&](const std::vector<uint64_t>& groups) {
     if (cycle) return cycle_seconds(*cycle, groups);
     double worst = 0;
     for (unsigned d = 0; d < n; ++d)
-      if (groups[d]) worst = std::max(worst, rates->second[d] * double(groups[d]));
+      if (groups[d]) worst = std::max(worst, rates[d] * double(groups[d]));
     return worst;
   };
   // Both sides need a measured rate on every device they use (a plan that
   // leaves out a device of the record, or adds one, is compared too: what
   // it moves is counted the same way).
   for (unsigned d = 0; d < n; ++d)
-    if ((plan_groups[d] || kept_groups[d]) && !(d < rates->second.size() && rates->second[d] > 0))
+    if ((plan_groups[d] || kept_groups[d]) && !(d < rates.size() && rates[d] > 0))
       return std::nullopt;
   // What the plan moves beyond the kept partition: the groups it gives to
   // another device than the one that ran them last (evaluating only those
@@ -241,13 +245,12 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   if (cycle) text << "cycle " << cycle_names << ": ";
   text << proposed << ": " << (cycle ? "cycle kernels " : "kernel ") << plan_kernel * 1e3 << " ms, moves " << (bytes.to_device + bytes.to_host)
        << " B more (" << extra * 1e3 << " ms); kept partition: " << (cycle ? "cycle kernels " : "kernel ") << kept_kernel * 1e3 << " ms";
-  bool& before = st.plan_won_before[rate_key(L)];
   double noise = 0;
-  for (double x : st.rate_noise[rate_key(L)]) noise = std::max(noise, x);
+  for (double x : kernel.noise) noise = std::max(noise, x);
   const PartitionChangeVerdict verdict =
-      judge_partition_change({gain, kept_kernel, extra, st.launches[rate_key(L)], before, noise});
+      judge_partition_change({gain, kept_kernel, extra, kernel.launches, kernel.plan_won_before, noise});
   const bool plan_better = verdict.better, plan_wins = verdict.change;
-  before = plan_better;
+  kernel.plan_won_before = plan_better;
   *why = text.str() + (plan_wins          ? " -> " + proposed
                        : plan_better      ? " -> kept partition (" + proposed + " better once)"
                                           : std::string(" -> kept partition"));
@@ -293,9 +296,10 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
     for (unsigned d = 0; d < n; ++d)
       for (uint64_t i = 0; i < groups[d]; ++i) shape.owner[g++] = int(d);
   }
-  st.launches[rate_key(L)] += 1;
-  std::vector<double>& rates = st.seconds_per_group[rate_key(L)];
-  std::vector<double>& noise = st.rate_noise[rate_key(L)];
+  KernelAtShape& kernel = st.kernels[rate_key(L)];
+  kernel.launches += 1;
+  std::vector<double>& rates = kernel.seconds_per_group;
+  std::vector<double>& noise = kernel.noise;
   rates.resize(n, 0);
   noise.resize(n, 0);
   for (unsigned d = 0; d < n; ++d) {
@@ -388,13 +392,14 @@ std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size
   if (!c) return std::nullopt;
   if (may_decline) {
     LocalityState& st = state();
-    auto rates = st.seconds_per_group.find(rate_key(*launch_));
-    if (rates != st.seconds_per_group.end() && rates->second.size() > std::max<unsigned>(device, victim) &&
-        rates->second[device] > 0 && rates->second[victim] > 0) {
+    auto known = st.kernels.find(rate_key(*launch_));
+    const std::vector<double>* rates = known != st.kernels.end() ? &known->second.seconds_per_group : nullptr;
+    if (rates && rates->size() > std::max<unsigned>(device, victim) && (*rates)[device] > 0 &&
+        (*rates)[victim] > 0) {
       const StagingEstimate e = staging_bytes(*launch_, {*c});
-      const double mine = rates->second[device] * double(c->group_count) +
+      const double mine = (*rates)[device] * double(c->group_count) +
                           double(e.to_device + e.to_host) / st.copy_rate;
-      const double theirs = rates->second[victim] * double(left[victim]);
+      const double theirs = (*rates)[victim] * double(left[victim]);
       if (mine >= theirs) return std::nullopt;
     }
   }
