@@ -446,10 +446,18 @@ TEST(Preload, WaitsCoverKernelsEnqueuedWithoutEvent) {
            &marker, &finish);
     return std::make_pair(marker, finish);
   };
+  // The native reference is the faster of two runs: a native run slowed by
+  // a neighbour's load on the 2 shared cores (ctest -j2) made a quiet shim
+  // run look as if it did not wait. A shim that does not wait returns in
+  // well under a millisecond against 20 ms and more of kernel.
   auto native = run_child({RT_APP, "order"}, base_env(kTwoDevices));
   ASSERT_EQ(native.exit_code, 0) << native.err;
   auto [native_marker, native_finish] = times(native.err);
-  ASSERT_GT(native_marker, 20) << native.err;
+  auto again = run_child({RT_APP, "order"}, base_env(kTwoDevices));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  native_marker = std::min(native_marker, times(again.err).first);
+  native_finish = std::min(native_finish, times(again.err).second);
+  ASSERT_GT(native_marker, 20) << native.err << again.err;
   Env env = default_shim_env(kTwoDevices, "order");
   for (const char* sync : {"0", "1"}) {  // whole on the original, and after the plan
     env["LIBSPLIT_SYNC_PREPARE"] = sync;
