@@ -4,7 +4,6 @@
 #include "partition_change.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -305,7 +304,7 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
   for (unsigned d = 0; d < n; ++d) {
     if (!groups[d] || seconds[d] <= 0) continue;
     const double r = seconds[d] / double(groups[d]);
-    if (rates[d] > 0) noise[d] = 0.75 * noise[d] + 0.25 * std::abs(r - rates[d]) / rates[d];
+    noise[d] = updated_noise(noise[d], rates[d], r);
     rates[d] = rates[d] > 0 ? 0.5 * rates[d] + 0.5 * r : r;
   }
   // Small transfers measure launch overheads, not the copy rate.

@@ -1,6 +1,7 @@
 #include "partition_change.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace libsplit {
 
@@ -18,6 +19,12 @@ PartitionChangeVerdict judge_partition_change(const PartitionChangeFacts& f) {
   const bool clear = f.gain > f.move_seconds && f.gain > kClearGain * f.kept_seconds;
   v.change = v.better && (f.won_before || clear);
   return v;
+}
+
+double updated_noise(double noise, double previous, double rate) {
+  if (!(previous > 0)) return noise;
+  constexpr double kMaxChange = 0.25;
+  return 0.75 * noise + 0.25 * std::min(kMaxChange, std::abs(rate - previous) / previous);
 }
 
 }  // namespace libsplit

@@ -33,4 +33,12 @@ struct PartitionChangeVerdict {
 // moves back within the launch.
 PartitionChangeVerdict judge_partition_change(const PartitionChangeFacts& facts);
 
+// The noise after a launch measured `rate` seconds per group where the
+// smoothed rate was `previous`: the relative change, smoothed over about four
+// launches, each change counted at most 25 %: a larger one is a load step,
+// which the noise must not absorb (a 4x step counted in full made the noise
+// 0.75, and owner computes then kept a device it had just slowed down at its
+// share for good: the hidden-load test).
+double updated_noise(double noise, double previous, double rate);
+
 }  // namespace libsplit

@@ -52,6 +52,22 @@ TEST(PartitionChange, GainsWithinTheMeasuredNoiseDoNotMoveData) {
   EXPECT_FALSE(judge_partition_change(f).better);
 }
 
+// A load step is no noise: a device 4x slower from one launch on raises the
+// noise by at most 0.0625, and a clear gain from moving work off it is
+// followed at once (the hidden-load test failed with the step counted in full).
+TEST(PartitionChange, ALoadStepIsNotNoise) {
+  double noise = 0.02;
+  noise = updated_noise(noise, 1e-6, 4e-6);
+  EXPECT_LE(noise, 0.02 * 0.75 + 0.0625 + 1e-12);
+  // Device 0 held a third of the groups at 4x its old time: moving most of
+  // them off gains about 60 % of the launch.
+  EXPECT_TRUE(judge_partition_change({2.4e-3, 4e-3, 0.1e-3, 15, false, noise}).change);
+  // Steady noise of 10 % a launch is measured as such.
+  double steady = 0;
+  for (int i = 0; i < 40; ++i) steady = updated_noise(steady, 1e-6, i % 2 ? 1.1e-6 : 0.9e-6);
+  EXPECT_NEAR(steady, 0.1, 0.01);
+}
+
 // Nothing to move: the plan is taken as is.
 TEST(PartitionChange, NoMovesMeansChange) {
   EXPECT_TRUE(judge_partition_change({0, 1e-3, 0, 1, false}).change);
