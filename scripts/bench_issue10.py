@@ -36,6 +36,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_common import run_app, trace_launches
+
 ROOT = Path(__file__).resolve().parent.parent
 
 STENCILS = ["jacobi-1d", "jacobi-2d", "fdtd-2d", "convolution-2d", "convolution-3d"]
@@ -43,46 +45,19 @@ FEATURE = {**{a: "OWNER_COMPUTES" for a in STENCILS}, "spmv": "INDIRECT", "histo
 DEFAULT_APPS = STENCILS + ["spmv", "histogram"]
 
 
-def run_app(cmd, env, timeout):
-    """(status, time_ms, stderr tail) of one run."""
-    try:
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "TIMEOUT", float("nan"), ""
-    lines = [l.strip() for l in r.stdout.splitlines()]
-    ms = next((float(l.split("=", 1)[1]) for l in lines if l.startswith("time_ms=")), float("nan"))
-    if r.returncode == 0 and "PASS" in lines:
-        status = "PASS"
-    elif r.returncode == 0 and "CHECK SKIPPED" in lines:
-        status = "SKIPPED"
-    elif "FAIL" in lines:
-        status = "FAIL"
-    else:
-        status = f"exit {r.returncode}"
-    return status, ms, r.stderr[-3000:]
-
-
 def trace_stats(path):
     """Per-run figures from a LIBSPLIT_TRACE file: launches, launches split
     (work-groups on more than one device), bytes moved over all launches and
     over the second half of them."""
-    per = {}  # launch -> [bytes, set of devices with groups]
-    if os.path.exists(path):
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                entry = per.setdefault(int(row["launch"]), [0, set()])
-                entry[0] += int(row["bytes_to_device"] or 0) + int(row["bytes_to_host"] or 0)
-                if int(row["groups"] or 0) > 0:
-                    entry[1].add(row["device"])
-    launches = sorted(per)
+    launches = [l for _, l in trace_launches(path)]
     late = launches[len(launches) // 2:]
     return {
         "launches": len(launches),
-        "split": sum(1 for l in launches if len(per[l][1]) > 1),
-        "bytes": sum(per[l][0] for l in launches),
+        "split": sum(1 for l in launches if l.split()),
+        "bytes": sum(l.bytes_moved for l in launches),
         "late_launches": len(late),
-        "late_bytes": sum(per[l][0] for l in late),
-        "late_each": [per[l][0] for l in late],
+        "late_bytes": sum(l.bytes_moved for l in late),
+        "late_each": [l.bytes_moved for l in late],
     }
 
 
@@ -229,7 +204,8 @@ def main():
         native = []
         res = {(s, v): [] for s in schedulers for v in ("0", "1")}
         for i in range(a.repeats):
-            status, ms, err = run_app(cmd, base, a.timeout)
+            r = run_app(cmd, base, a.timeout)
+            status, ms, err = r.status, r.time_ms, r.stderr[-3000:]
             native.append(ms)
             raw.append([app, sizes[app], feature, "native", "", i, ms, status, "", "", "", "", "", ""])
             if status not in ("PASS", "SKIPPED"):
@@ -239,7 +215,8 @@ def main():
                     trace = work / f"{app}-{sched}-{value}-{i}.csv"
                     env = dict(shim_base, LIBSPLIT_SCHEDULER=sched, LIBSPLIT_TRACE=str(trace),
                                **{f"LIBSPLIT_{feature}": value})
-                    status, ms, err = run_app(cmd, env, a.timeout)
+                    r = run_app(cmd, env, a.timeout)
+                    status, ms, err = r.status, r.time_ms, r.stderr[-3000:]
                     t = trace_stats(trace)
                     res[(sched, value)].append((status, ms, t))
                     raw.append([app, sizes[app], feature, sched, value, i, ms, status, t["launches"], t["split"],

@@ -30,11 +30,11 @@ The native row is the app alone on its device 0 under the same
 POCL_DEVICES. --raw writes one line per run.
 """
 import argparse
-import csv
 import os
 import statistics
-import subprocess
 import tempfile
+
+from bench_common import run_app, trace_launches
 
 PRESETS = {
     "off": {"LIBSPLIT_OWNER_COMPUTES": "0"},
@@ -59,31 +59,13 @@ def parse_variants(text):
     return out
 
 
-def run(cmd, env):
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    lines = r.stdout.splitlines()
-    ok = "PASS" in lines or "CHECK SKIPPED" in lines
-    ms = next((float(l.split("=")[1]) for l in lines if l.startswith("time_ms=")), float("nan"))
-    return ok, ms
-
-
 def late_launches(trace):
     """Over the second half of the launches: (bytes, slowest device's kernel
     ms, per-device kernel ms) of each; and the partition changes of the run."""
-    per = {}
-    with open(trace, newline="") as f:
-        for row in csv.DictReader(f):
-            launch = int(row["launch"])
-            moved, devices, groups = per.setdefault(launch, [0, {}, {}])
-            per[launch][0] = moved + int(row["bytes_to_device"]) + int(row["bytes_to_host"])
-            devices[row["device"]] = devices.get(row["device"], 0.0) + float(row["ms_kernel"])
-            groups[row["device"]] = groups.get(row["device"], 0) + int(row["groups"])
-    launches = sorted(per)
-    changes = sum(1 for a, b in zip(launches, launches[1:]) if per[a][2] != per[b][2])
-    out = []
-    for l in launches[len(launches) // 2:]:
-        moved, devices, _ = per[l]
-        out.append((moved, max(devices.values()), list(devices.values())))
+    launches = [l for _, l in trace_launches(trace)]
+    changes = sum(1 for a, b in zip(launches, launches[1:]) if a.groups != b.groups)
+    out = [(l.bytes_moved, max(l.kernel_ms.values()), list(l.kernel_ms.values()))
+           for l in launches[len(launches) // 2:]]
     return out, changes
 
 
@@ -126,7 +108,7 @@ def main():
         if a.no_check:
             cmd.append("--no-check")
         if not a.no_native:
-            native = [run(cmd, base)[1] for _ in range(a.repeats)]
+            native = [run_app(cmd, base).time_ms for _ in range(a.repeats)]
             print(f"| {app} | native (device {a.device}) | | {statistics.median(native):.0f} | "
                   f"({min(native):.0f}-{max(native):.0f}) | | | | | | |", flush=True)
         for sched in a.schedulers.split(","):
@@ -139,8 +121,9 @@ def main():
                                LIBSPLIT_SCHEDULER=sched, LIBSPLIT_TRACE=trace, LIBSPLIT_WARMSTART="0")
                     env.update(extra)
                     env.update(settings)
-                    ok, ms = run(cmd, env)
-                    late, changes = late_launches(trace) if os.path.exists(trace) else ([], 0)
+                    run = run_app(cmd, env)
+                    ok, ms = run.ok, run.time_ms
+                    late, changes = late_launches(trace)
                     r = res[name]
                     r["times"].append(ms)
                     r["late"].extend(late)

@@ -24,17 +24,8 @@ import os
 import statistics
 import subprocess
 import tempfile
-import time
 
-
-def run(cmd, env):
-    start = time.monotonic()
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    wall = time.monotonic() - start
-    lines = r.stdout.splitlines()
-    ok = r.returncode == 0 and ("PASS" in lines or "CHECK SKIPPED" in lines)
-    ms = next((float(l.split("=")[1]) for l in lines if l.startswith("time_ms=")), float("nan"))
-    return ok, ms, wall, r.stderr
+from bench_common import run_app
 
 
 def trace_totals(path):
@@ -106,8 +97,8 @@ def main():
                "--device", str(gpu), "--no-check"]
         res = {k: {"ms": [], "wall": [], "mb": [], "tms": [], "ok": True} for k in ("native", "0", "1")}
         # Warm-up (drivers' kernel caches, libsplit-cc's cache), not counted.
-        run(cmd, base)
-        run(cmd, dict(base, LD_PRELOAD=shim, LIBSPLIT_CACHE_DIR=os.path.join(work, "cache"),
+        run_app(cmd, base)
+        run_app(cmd, dict(base, LD_PRELOAD=shim, LIBSPLIT_CACHE_DIR=os.path.join(work, "cache"),
                       LIBSPLIT_SCHEDULER="static", LIBSPLIT_PROPORTIONS=shares, LIBSPLIT_WHOLE="0",
                       LIBSPLIT_SYNC_PREPARE="1"))
         for i in range(a.repeats):
@@ -119,7 +110,8 @@ def main():
                                LIBSPLIT_SCHEDULER="static", LIBSPLIT_PROPORTIONS=shares,
                                LIBSPLIT_WHOLE="0", LIBSPLIT_SYNC_PREPARE="1", **{f"LIBSPLIT_{a.control}": mode},
                                LIBSPLIT_TRACE=trace, LIBSPLIT_WARMSTART="0")
-                ok, ms, wall, err = run(cmd, env)
+                r = run_app(cmd, env)
+                ok, ms, wall, err = r.ok, r.time_ms, r.wall, r.stderr
                 mb, tms = trace_totals(trace)
                 r = res[mode]
                 r["ms"].append(ms); r["wall"].append(wall); r["mb"].append(mb / 1e6); r["tms"].append(tms)

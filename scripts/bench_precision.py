@@ -14,14 +14,10 @@ import glob
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-APPS = ["2mm", "3mm", "atax", "bicg", "gemm", "gesummv", "mvt", "syrk", "syr2k", "covariance",
-        "correlation", "jacobi-1d", "jacobi-2d", "fdtd-2d", "convolution-2d", "convolution-3d",
-        "ep", "aes128", "spmv", "mandelbrot", "nbody", "montecarlo", "matmul", "histogram"]
-
+from bench_common import ALL_APPS, run_app
 
 def summaries(entry_path):
     """The kernel summaries of one libsplit-cc cache entry: a format line, the
@@ -38,7 +34,7 @@ def summaries(entry_path):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default="build")
-    p.add_argument("--apps", default=",".join(APPS))
+    p.add_argument("--apps", default=",".join(ALL_APPS))
     p.add_argument("--pocl-devices", default="pthread basic")
     a = p.parse_args()
     cache = tempfile.mkdtemp(prefix="libsplit-precision-")
@@ -47,10 +43,9 @@ def main():
                LIBSPLIT_CACHE_DIR=cache, LIBSPLIT_SYNC_PREPARE="1", LIBSPLIT_HOST_DEVICES="all")
     for app in a.apps.split(","):
         exe = os.path.join(a.build, "bench", "bin", app)
-        r = subprocess.run([exe, "--size", "small", "--iters", "1", "--no-check"], env=env,
-                           capture_output=True, text=True, timeout=300)
-        if r.returncode != 0:
-            print(f"{app}: exit {r.returncode}\n{r.stderr[-2000:]}", file=sys.stderr)
+        r = run_app([exe, "--size", "small", "--iters", "1", "--no-check"], env, timeout=300)
+        if not r.ok:
+            print(f"{app}: {r.status}\n{r.stderr[-2000:]}", file=sys.stderr)
             return 1
     buffers = exact = indirect = reductions = 0
     unknown = []

@@ -24,9 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-APPS = ["2mm", "3mm", "atax", "bicg", "gemm", "gesummv", "mvt", "syrk", "syr2k", "covariance",
-        "correlation", "jacobi-1d", "jacobi-2d", "fdtd-2d", "convolution-2d", "convolution-3d",
-        "ep", "aes128", "spmv", "mandelbrot", "nbody", "montecarlo", "matmul", "histogram"]
+from bench_common import ALL_APPS as APPS
 
 
 def clean_env(extra):
