@@ -172,9 +172,7 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
     one_per_device &= std::count_if(planned.begin(), planned.end(),
                                     [d](const sched::Chunk& c) { return c.device == d; }) <= 1;
   // Not over fixed shares (uniform, static): there the shares are the user's.
-  const std::string_view scheduler = runtime().scheduler->name();
-  const bool fixed_shares = scheduler == "uniform" || scheduler == "static";
-  if (runtime().controls.cycle_partition == "joint" && one_per_device && !fixed_shares)
+  if (runtime().controls.cycle_partition == "joint" && one_per_device && !runtime().scheduler->fixed_shares())
     cycle = cycle_of(st, L, n, &cycle_names);
   if (cycle) {
     std::vector<uint64_t> joint = joint_partition(*cycle, L.total_groups);

@@ -117,6 +117,10 @@ class Scheduler {
   // whichever device the app picks: the runtime then forwards every call
   // (no libsplit object, no preparation, native speed).
   virtual bool may_use_several_devices() const { return true; }
+  // True when the shares are fixed, the user's (uniform, static), not solved
+  // from measurements: nothing may replace them (owner computes' joint
+  // partition does not).
+  virtual bool fixed_shares() const { return false; }
 };
 
 // Knobs of the schedulers. from_environment() reads the LIBSPLIT_* variables

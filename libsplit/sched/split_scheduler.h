@@ -58,6 +58,7 @@ class SplitScheduler final : public Scheduler {
                  const SchedulerOptions& options);
   ~SplitScheduler() override;
   std::string_view name() const override { return config_.name; }
+  bool fixed_shares() const override { return !config_.adaptive; }
   std::unique_ptr<LaunchPlan> plan(const LaunchKey& key, uint64_t numgroups) override;
   void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) override;
 

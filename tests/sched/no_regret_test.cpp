@@ -471,6 +471,11 @@ TEST(NoRegret, OnlyHostCoreDevicesMeansTheAppsDeviceAlone) {
   EXPECT_TRUE(make_scheduler("auto", {gpu, gpu}, SchedulerOptions{})->may_use_several_devices());
   // Forced schedulers use every device.
   EXPECT_TRUE(make_scheduler("uniform", {pthread, basic}, SchedulerOptions{})->may_use_several_devices());
+  // Only uniform and static keep the user's shares.
+  for (const char* name : {"uniform", "static"})
+    EXPECT_TRUE(make_scheduler(name, {pthread, basic}, SchedulerOptions{})->fixed_shares()) << name;
+  for (const char* name : {"auto", "broyden", "fixedpoint", "adaptive", "dynamic"})
+    EXPECT_FALSE(make_scheduler(name, {pthread, basic}, SchedulerOptions{})->fixed_shares()) << name;
   // And driven anyway, auto keeps every launch whole on home, unprobed.
   std::vector<uint64_t> touched(2, 0);
   std::vector<uint64_t> home = drive(*make_scheduler("auto", {pthread, basic}, SchedulerOptions{}), 1024, 30,
