@@ -2,10 +2,13 @@
 
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -51,7 +54,23 @@ void addReduction(ArgAccess& a, ReductionOp op, unsigned bits) {
   }
 }
 
+// One more write covering whole units of `unit` bytes.
+void addStoreUnit(ArgAccess& a, uint64_t unit) {
+  unit = unit ? std::min<uint64_t>(unit, 128) : 1;
+  a.store_unit = a.store_unit ? std::min<unsigned>(a.store_unit, unsigned(unit)) : unsigned(unit);
+}
+
+// The largest power of two dividing x (0 for 0).
+uint64_t lowestBit(uint64_t x) { return x & (~x + 1); }
+
+// The unit a write of `bytes` at alignment `align` covers whole.
+uint64_t writeUnit(uint64_t bytes, uint64_t align) {
+  uint64_t unit = lowestBit(bytes);
+  return std::min(unit ? unit : 1, align ? lowestBit(align) : 1);
+}
+
 void merge(ArgAccess& into, const ArgAccess& from) {
+  if (from.store_unit) addStoreUnit(into, from.store_unit);
   into.reads |= from.reads;
   into.writes |= from.writes;
   into.atomics |= from.atomics;
@@ -63,6 +82,24 @@ void merge(ArgAccess& into, const ArgAccess& from) {
 
 void escape(ArgAccess& a) {
   a.reads = a.writes = a.escapes = a.plain = true;
+  a.store_unit = 1;
+}
+
+// Bytes of one element of a mangled builtin's first pointer parameter (its
+// pointee: scalars and vectors Dv<n>_<t>); 1 when not known.
+uint64_t pointeeBytes(char letter) {
+  switch (letter) {
+    case 'c': case 'h': case 'a': return 1;
+    case 's': case 't': return 2;
+    case 'i': case 'j': case 'f': return 4;
+    case 'l': case 'm': case 'd': return 8;
+    default: return 1;
+  }
+}
+
+// Bytes a store of type t writes.
+uint64_t storeBytes(const Instruction& i, Type* t) {
+  return i.getModule()->getDataLayout().getTypeStoreSize(t).getFixedValue();
 }
 
 // Integer width in bits of an atomic's value: 32 or 64, else 0.
@@ -208,6 +245,20 @@ ArgAccess builtinAccess(std::string_view name, unsigned argNo, unsigned numArgs)
   return a;
 }
 
+// The unit a builtin's write through its pointer argument covers whole: the
+// element of vstoreN (aligned to one element only), a half for vstore_half,
+// the pointee of atomics and async copies, the scalar of an out-parameter.
+uint64_t builtinWriteUnit(const CallBase& call, std::string_view mangled) {
+  std::string_view name = openclBuiltinName(mangled);
+  const Type* first = call.arg_size() ? call.getArgOperand(0)->getType() : nullptr;
+  if (startsWith(name, "vstore_half") || startsWith(name, "vstorea_half")) return 2;
+  if (startsWith(name, "vstore")) return first ? first->getScalarSizeInBits() / 8 : 1;
+  if (name == "frexp" || name == "lgamma_r" || name == "remquo") return 4;  // int out-parameter
+  if (name == "fract" || name == "modf" || name == "sincos")
+    return call.getType()->getScalarSizeInBits() / 8;
+  return pointeeBytes(firstPointeeType(mangled));
+}
+
 class Walker {
  public:
   ArgAccess param(const Function& F, unsigned index) {
@@ -244,15 +295,24 @@ class Walker {
         } else if (isa<LoadInst>(u)) {
           acc.reads = acc.plain = true;
         } else if (const auto* st = dyn_cast<StoreInst>(u)) {
-          if (st->getPointerOperand() == v && st->getValueOperand() != v) acc.writes = acc.plain = true;
-          else escape(acc);
+          if (st->getPointerOperand() == v && st->getValueOperand() != v) {
+            acc.writes = acc.plain = true;
+            addStoreUnit(acc, writeUnit(storeBytes(*st, st->getValueOperand()->getType()),
+                                        st->getAlign().value()));
+          } else {
+            escape(acc);
+          }
         } else if (const auto* rmw = dyn_cast<AtomicRMWInst>(u)) {
           if (rmw->getPointerOperand() != v) escape(acc);
           acc.reads = acc.writes = acc.atomics = true;
+          addStoreUnit(acc, writeUnit(storeBytes(*rmw, rmw->getValOperand()->getType()),
+                                      rmw->getAlign().value()));
           classifyRMW(*rmw, acc);
         } else if (const auto* cx = dyn_cast<AtomicCmpXchgInst>(u)) {
           if (cx->getPointerOperand() != v) escape(acc);
           acc.reads = acc.writes = acc.atomics = true;
+          addStoreUnit(acc, writeUnit(storeBytes(*cx, cx->getNewValOperand()->getType()),
+                                      cx->getAlign().value()));
           notReduction(acc, "compare-and-exchange is not a reduction update");
         } else if (const auto* call = dyn_cast<CallBase>(u)) {
           this->call(*call, v, acc);
@@ -282,6 +342,7 @@ class Walker {
         ArgAccess b = builtinAccess(openclBuiltinName(callee->getName()), i, call.arg_size());
         if (b.atomics) classifyAtomicCall(call, callee->getName(), i, b);
         else if (b.reads || b.writes) b.plain = true;
+        if (b.writes && !b.store_unit) addStoreUnit(b, builtinWriteUnit(call, callee->getName()));
         merge(acc, b);
       } else if (i < callee->arg_size()) {
         merge(acc, param(*callee, i));
@@ -291,6 +352,14 @@ class Walker {
     }
   }
 
+  // A memcpy/memset into the pointer covers whole units of its length and
+  // destination alignment (bytes when either is unknown).
+  static uint64_t memIntrinsicUnit(const IntrinsicInst& intr) {
+    const auto* len = dyn_cast<ConstantInt>(intr.getArgOperand(2));
+    const MaybeAlign align = intr.getParamAlign(0);
+    return len && align ? writeUnit(len->getZExtValue(), align->value()) : 1;
+  }
+
   static void intrinsic(const IntrinsicInst& intr, unsigned argNo, ArgAccess& acc) {
     switch (intr.getIntrinsicID()) {
       case Intrinsic::memcpy:
@@ -298,10 +367,12 @@ class Walker {
       case Intrinsic::memcpy_inline:
         (argNo == 0 ? acc.writes : acc.reads) = true;
         acc.plain = true;
+        if (argNo == 0) addStoreUnit(acc, memIntrinsicUnit(intr));
         return;
       case Intrinsic::memset:
       case Intrinsic::memset_inline:
         acc.writes = acc.plain = true;
+        addStoreUnit(acc, memIntrinsicUnit(intr));
         return;
       case Intrinsic::lifetime_start:
       case Intrinsic::lifetime_end:

@@ -31,6 +31,12 @@ struct ArgAccess {
   bool atomics = false;
   bool escapes = false;  // the answer is conservative: the pointer got away
   bool plain = false;    // loaded or stored other than by an atomic (or escaped)
+  // The widest unit, in bytes (a power of two), that every write through the
+  // pointer covers whole and aligned: 4 for float or int stores, 8 for
+  // double/long, 1 where bytes are stored or the pointer escapes; 0 while no
+  // write is seen. A merge of device copies compares and copies whole units,
+  // so it never mixes two writers' bytes into a value nobody wrote.
+  unsigned store_unit = 0;
   // The reduction update the atomics seen so far perform (None: none seen).
   ReductionOp reduction = ReductionOp::None;
   unsigned reduction_bits = 0;

@@ -2,6 +2,7 @@
 // host shadow (fetching from devices what is stale there); kernels move data
 // to devices (launch.cpp).
 #include "api.h"
+#include "app_host_memory.h"
 #include "buffer_data.h"
 #include "deferred_writes.h"
 #include "image_data.h"
@@ -48,6 +49,10 @@ cl_mem create_buffer(cl_context ctx, const cl_mem_properties* properties, cl_mem
   store->size = size;
   if (flags & CL_MEM_USE_HOST_PTR) {
     store->shadow = static_cast<uint8_t*>(host_ptr);
+    if (app_reads_host_memory(ctx)) {
+      store->app_host_memory = true;
+      track_app_host_memory(*store);
+    }
   } else {
     store->owned.reset(static_cast<uint8_t*>(std::calloc(size, 1)));
     if (!store->owned) return fail(CL_OUT_OF_HOST_MEMORY);

@@ -1,5 +1,6 @@
 // Command queues, events, markers, barriers, flush and finish.
 #include "api.h"
+#include "app_host_memory.h"
 #include "completion.h"
 #include "deferred_writes.h"
 #include "queue.h"
@@ -38,10 +39,12 @@ int64_t measure_device_offset(unsigned device) {
   const Device& dev = runtime().devices[device];
   cl_ulong device_now = 0, host_now = 0;
   cl_ulong before = now_ns();
-  cl_int err = dev.cl_version >= 21 ? real().clGetDeviceAndHostTimer(dev.id, &device_now, &host_now)
+  cl_int err = dev.cl_version >= 21 && !fault_injected("no_device_timer")
+                   ? real().clGetDeviceAndHostTimer(dev.id, &device_now, &host_now)
                                     : CL_INVALID_OPERATION;
   cl_ulong after = now_ns();
   if (err == CL_SUCCESS && device_now) return static_cast<int64_t>(before / 2 + after / 2 - device_now);
+  check_may_wait("measuring a device clock with a marker");
   int64_t best = 0;
   cl_ulong best_width = ~cl_ulong(0);
   for (int i = 0; i < 5; ++i) {
@@ -63,17 +66,27 @@ int64_t measure_device_offset(unsigned device) {
 
 }  // namespace
 
+namespace {
+
+// Offset host - device per device, measured once with the device timer (or
+// a marker); read without a lock afterwards (profiled apps convert a few
+// times per launch: a mutex and a map lookup each time showed in the
+// per-launch cost).
+struct DeviceOffset {
+  std::atomic<bool> known{false};
+  int64_t value = 0;
+};
+
+DeviceOffset& device_offset(unsigned device) {
+  static std::unique_ptr<DeviceOffset[]> offsets(new DeviceOffset[runtime().devices.size()]);
+  return offsets[device];
+}
+
+}  // namespace
+
 cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns) {
-  // Offset host - device, measured once per device with the device timer;
-  // read without a lock afterwards (profiled apps convert a few times per
-  // launch: a mutex and a map lookup each time showed in the per-launch cost).
-  struct Offset {
-    std::atomic<bool> known{false};
-    int64_t value = 0;
-  };
   static std::mutex mutex;
-  static std::unique_ptr<Offset[]> offsets(new Offset[runtime().devices.size()]);
-  Offset& o = offsets[device];
+  DeviceOffset& o = device_offset(device);
   if (!o.known.load(std::memory_order_acquire)) {
     std::lock_guard lock(mutex);
     if (!o.known.load(std::memory_order_relaxed)) {
@@ -84,16 +97,27 @@ cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns) {
   return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + o.value);
 }
 
+std::optional<cl_ulong> measured_device_to_host_ns(unsigned device, cl_ulong device_ns) {
+  const DeviceOffset& o = device_offset(device);
+  if (!o.known.load(std::memory_order_acquire)) return std::nullopt;
+  return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + o.value);
+}
+
 void report_device_span(unsigned device, cl_ulong device_start, cl_ulong device_end) {
+  if (t_running && t_running->profiling && device_end) device_to_host_ns(device, 0);
   report_device_span(t_running, device, device_start, device_end);
 }
 
 void report_device_span(cl_event e, unsigned device, cl_ulong device_start, cl_ulong device_end) {
   if (!e || !e->profiling || !device_end || device_end < device_start) return;
-  cl_ulong start = device_to_host_ns(device, device_start), end = device_to_host_ns(device, device_end);
+  // Never measured here: this runs in driver callbacks, where enqueueing and
+  // finishing a marker deadlocks against an app blocked on the same queue.
+  auto start = measured_device_to_host_ns(device, device_start);
+  auto end = measured_device_to_host_ns(device, device_end);
+  if (!start || !end) return;
   std::lock_guard lock(e->mutex);
-  e->device_start = e->device_end ? std::min(e->device_start, start) : start;
-  e->device_end = std::max(e->device_end, end);
+  e->device_start = e->device_end ? std::min(e->device_start, *start) : *start;
+  e->device_end = std::max(e->device_end, *end);
 }
 
 namespace {
@@ -217,7 +241,8 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
       help_complete(q);
       cl_int final_status = wait_event(e);
       release(e);
-      return final_status < 0 ? final_status : CL_SUCCESS;
+      if (final_status < 0) return final_status;
+      return update_app_host_memory();
     }
   }
   _cl_command_queue::Command c;
@@ -237,7 +262,8 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
   if (!blocking) return CL_SUCCESS;
   cl_int status = wait_event(e);
   release(e);
-  return status >= 0 ? CL_SUCCESS : status;
+  if (status < 0) return status;
+  return update_app_host_memory();
 }
 
 namespace api {
@@ -324,9 +350,11 @@ cl_int clFinish(cl_command_queue q) {
     q->idle_cv.wait(lock, [&] { return q->in_flight == 0; });
   }
   help_complete(q);
-  std::unique_lock lock(q->mutex);
-  q->idle_cv.wait(lock, [&] { return q->in_flight == 0 && !has_pending_completions(q); });
-  return CL_SUCCESS;
+  {
+    std::unique_lock lock(q->mutex);
+    q->idle_cv.wait(lock, [&] { return q->in_flight == 0 && !has_pending_completions(q); });
+  }
+  return update_app_host_memory();
 }
 
 cl_int clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n, const cl_event* waits,
@@ -372,6 +400,7 @@ cl_int clWaitForEvents(cl_uint n, const cl_event* events) {
     help_complete_event(events[i]);
     if (wait_event(events[i]) < 0) result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
   }
+  if (cl_int err = update_app_host_memory(); err && result == CL_SUCCESS) result = err;
   return result;
 }
 

@@ -1,8 +1,11 @@
 #include "completion.h"
 
 #include "real_api.h"
+#include "runtime.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -27,6 +30,23 @@ struct PendingCompletion {
   std::atomic<int> remaining{0};  // waits not yet handled
   std::atomic<cl_int> failure{CL_SUCCESS};
 };
+
+namespace {
+
+thread_local int t_driver_callbacks = 0;
+
+}  // namespace
+
+DriverCallbackScope::DriverCallbackScope() { ++t_driver_callbacks; }
+DriverCallbackScope::~DriverCallbackScope() { --t_driver_callbacks; }
+bool in_driver_callback() { return t_driver_callbacks > 0; }
+
+void check_may_wait(const char* what) {
+  if (in_driver_callback() && fault_injected("check_callbacks")) {
+    fprintf(stderr, "libsplit: %s inside a driver callback (it may wait for the callback's own thread)\n", what);
+    abort();
+  }
+}
 
 namespace {
 
@@ -75,6 +95,7 @@ struct CallbackData {
 };
 
 void CL_CALLBACK native_done(cl_event native, cl_int status, void* user) {
+  DriverCallbackScope scope;
   std::unique_ptr<CallbackData> data(static_cast<CallbackData*>(user));
   handle(data->entry, *data->wait, status);
   real().clReleaseEvent(native);  // the callback's own reference

@@ -50,4 +50,22 @@ void help_complete(cl_command_queue q);
 // nothing when e's command has not run yet or already completed.
 void help_complete_event(cl_event e);
 
+// Set on a thread while it runs libsplit's handler of a driver callback
+// (native completion, probe end). Such a handler must never wait on a queue
+// or enqueue on one: the driver may need the very thread it runs on (a
+// marker finished from inside a callback hung clpeak with the log on).
+class DriverCallbackScope {
+ public:
+  DriverCallbackScope();
+  ~DriverCallbackScope();
+  DriverCallbackScope(const DriverCallbackScope&) = delete;
+  DriverCallbackScope& operator=(const DriverCallbackScope&) = delete;
+};
+bool in_driver_callback();
+
+// Called before a call that waits or enqueues: with
+// LIBSPLIT_INJECT_FAULTS=check_callbacks (tests) inside a driver callback,
+// says which call and aborts, so that the rule above fails a test.
+void check_may_wait(const char* what);
+
 }  // namespace libsplit

@@ -9,6 +9,8 @@
 // slice are then exact); sub-buffer arguments are not.
 #include "launch.h"
 
+#include "completion.h"
+
 #include "indirect_regions.h"
 #include "program_prep.h"
 #include "real_api.h"
@@ -139,6 +141,7 @@ struct ProbeDone {
 };
 
 void CL_CALLBACK probe_done(cl_event e, cl_int status, void* user) {
+  DriverCallbackScope scope;
   std::unique_ptr<ProbeDone> done(static_cast<ProbeDone*>(user));
   const StagedProbe& p = done->staged->probes[done->index];
   const double seconds = status == CL_COMPLETE

@@ -14,6 +14,7 @@
 #include "queue.h"
 #include "real_api.h"
 #include "reduction.h"
+#include "unit_merge.h"
 
 #include <algorithm>
 #include <chrono>
@@ -36,6 +37,10 @@ struct StoreUse {
   BufferStore* store = nullptr;
   Range hull{~uint64_t(0), 0};
   bool written = false, merge = false;
+  // The merge's unit: every write of the launch to the store covers whole
+  // aligned units of this many bytes (summary store units, argument origins).
+  unsigned unit = 128;
+  std::string writers;  // the writing arguments, for messages
   std::vector<IntervalSet> needed, wrote;  // per device
   std::vector<bool> wrote_unknown;         // per device: whole hull written
   // A reduction buffer: `first` runs on the current contents, the other
@@ -104,6 +109,11 @@ std::map<BufferStore*, StoreUse> store_uses(const Launch& L,
     Range whole = root_range(b.mem, 0, b.mem->size);
     u.hull = {std::min(u.hull.begin, whole.begin), std::max(u.hull.end, whole.end)};
     u.written |= b.writes;
+    if (b.writes) {
+      const unsigned stores = b.summary && b.summary->store_unit ? b.summary->store_unit : 1;
+      u.unit = std::min({u.unit, alignment_of(stores, 128), alignment_of(whole.begin, 128)});
+      u.writers += (u.writers.empty() ? "arg " : ", arg ") + std::to_string(b.index);
+    }
     if (used.size() >= 2 && b.summary && b.summary->reduction != ReductionOp::None) {
       // describe() made sure no other argument reaches this store. The first
       // copy goes where the contents already are, if anywhere.
@@ -187,6 +197,43 @@ cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsig
     combine_reduction(u.reduction->reduction, u.reduction->reduction_bits, out, copy.data(), copy.size());
   }
   wrote_host(s, u.hull);
+  return CL_SUCCESS;
+}
+
+// The used devices in increasing order of the highest work-group they ran:
+// a merge takes a unit two devices changed from the later one.
+std::vector<unsigned> merge_order(const std::vector<std::vector<ChunkRun>>& runs, std::vector<unsigned> used) {
+  auto highest = [&](unsigned d) {
+    uint64_t h = 0;
+    for (const ChunkRun& r : runs[d]) h = std::max(h, r.chunk.first_group + r.chunk.group_count);
+    return h;
+  };
+  std::stable_sort(used.begin(), used.end(), [&](unsigned a, unsigned b) { return highest(a) < highest(b); });
+  return used;
+}
+
+// The devices' copies of a store several of them wrote, merged into the host
+// shadow in whole store units against the launch's snapshot; units two
+// devices changed differently are counted in *racy.
+cl_int merge_copies(const Launch& L, BufferStore& s, const StoreUse& u, const std::vector<uint8_t>& before,
+                    const std::vector<unsigned>& order, std::vector<uint64_t>& read_back, uint64_t* racy) {
+  Runtime& rt = runtime();
+  UnitMerge merge(before.data(), s.shadow + u.hull.begin, u.hull.size(), u.unit);
+  std::vector<uint8_t> mine(u.hull.size());
+  for (unsigned d : order) {
+    cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE, u.hull.begin,
+                                            u.hull.size(), mine.data(), 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) return err;
+    read_back[d] += u.hull.size();
+    merge.add(mine.data());
+  }
+  if (merge.conflicts()) {
+    *racy += merge.conflicts();
+    log_line(2, "launch " + std::to_string(L.id) + " " + L.kernel->name + ": racy writes: " +
+                    std::to_string(merge.conflicts()) + " elements of " + u.writers + " (" +
+                    std::to_string(merge.unit()) + "-byte units) written differently by several devices; "
+                    "each keeps one writer's whole value (the device with the highest work-groups)");
+  }
   return CL_SUCCESS;
 }
 
@@ -338,6 +385,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   // count in the trace's bytes_to_host (not in what the locality record is
   // told: its figures are the staging before the kernels).
   bool any_reduction = false;
+  uint64_t racy = 0;
   std::vector<uint64_t> read_back(ndev, 0);
   for (auto& [s, u] : stores) {
     if (!u.written) continue;
@@ -356,17 +404,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       continue;
     }
     cl_ulong t0 = now_ns();
-    const std::vector<uint8_t>& before = snapshots[s];
-    std::vector<uint8_t> mine(u.hull.size());
-    for (unsigned d : used) {
-      cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s->dev_mem[d], CL_TRUE,
-                                              u.hull.begin, u.hull.size(), mine.data(), 0, nullptr, nullptr);
-      if (err != CL_SUCCESS) return err;
-      read_back[d] += u.hull.size();
-      uint8_t* out = s->shadow + u.hull.begin;
-      for (size_t i = 0; i < mine.size(); ++i)
-        if (mine[i] != before[i]) out[i] = mine[i];
-    }
+    if (cl_int err = merge_copies(L, *s, u, snapshots[s], merge_order(runs, used), read_back, &racy)) return err;
     wrote_host(*s, u.hull);
     rt.tracer->span("merge", "transfer", 0, t0, now_ns());
   }
@@ -398,6 +436,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
         if (first) {
           row.bytes_to_device = moved[d].bytes_to_device, row.bytes_to_host = moved[d].bytes_to_host + read_back[d];
           row.ms_gather = gather_per_device[d] * 1e3;
+          if (d == used.front()) row.racy_units = racy;
         }
         rt.tracer->row(row);
       }
@@ -405,6 +444,7 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     bool any_merge = false;
     for (auto& [s, u] : stores) any_merge |= u.merge;
     if (any_merge) line << " | merged";
+    if (racy) line << " (" << racy << " racy elements: LIBSPLIT_LOG=2 names them)";
     if (any_reduction) line << " | reduced (combined on the host)";
     if (locality.find("-> joint partition") != std::string::npos) line << " | joint partition of the cycle (owner computes)";
     else if (locality.find("-> plan") == std::string::npos && !locality.empty()) line << " | kept partition (owner computes)";

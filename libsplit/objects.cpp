@@ -1,5 +1,7 @@
 #include "objects.h"
 
+#include "app_host_memory.h"
+
 #include "deferred_writes.h"
 #include "device_kernel_args.h"
 #include "real_api.h"
@@ -14,6 +16,7 @@
 namespace libsplit {
 
 BufferStore::~BufferStore() {
+  if (app_host_memory) untrack_app_host_memory(*this);
   deferred_flush_store(*this);
   for (auto& [key, m] : dev_sub) release_device_mem(m);
   for (cl_mem m : dev_mem) release_device_mem(m);

@@ -68,6 +68,8 @@ struct BufferStore {
   // Per device, a private copy that speculative probes read and write
   // (launch_probe.cpp): never valid data, never seen by the app.
   std::vector<cl_mem> probe_mem;
+  // USE_HOST_PTR memory the app may read after any wait (app_host_memory.h).
+  bool app_host_memory = false;
   ~BufferStore();
 };
 

@@ -4,6 +4,7 @@
 #include "objects.h"
 
 #include <functional>
+#include <optional>
 
 namespace libsplit {
 
@@ -24,9 +25,9 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
 // END at the latest end, converted to the host clock; a command that reports
 // nothing gets START/END around its host-side execution.
 void report_device_span(unsigned device, cl_ulong device_start, cl_ulong device_end);
-// The same for app event `e` (from a device completion callback). The
-// device's clock offset must have been measured before (device_to_host_ns
-// from a launch thread): measuring enqueues on the device's queue.
+// The same for app event `e` (from a device completion callback, which must
+// never wait on a queue): reports nothing unless the device's clock offset
+// was measured before (device_to_host_ns on a launch thread).
 void report_device_span(cl_event e, unsigned device, cl_ulong device_start, cl_ulong device_end);
 
 // Whether anyone but libsplit holds the app event of the command running on
@@ -34,8 +35,12 @@ void report_device_span(cl_event e, unsigned device, cl_ulong device_start, cl_u
 // does, its profiling times can never be read.
 bool running_command_observed();
 
-// A device's profiling time on the host clock (now_ns()).
+// A device's profiling time on the host clock (now_ns()). The first call per
+// device measures the clock offset, which may enqueue a marker on the
+// device's queue and finish it: launch threads only, never a callback.
 cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns);
+// The same, nullopt while the offset is not measured (safe anywhere).
+std::optional<cl_ulong> measured_device_to_host_ns(unsigned device, cl_ulong device_ns);
 
 // Keeps objects alive while a command is queued.
 struct Retained {

@@ -211,4 +211,15 @@ void log_line(int level, const std::string& text) {
   if (runtime().controls.log >= level) fprintf(stderr, "libsplit: %s\n", text.c_str());
 }
 
+bool fault_injected(std::string_view fault) {
+  std::string_view list = runtime().controls.inject_faults;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    if (list.substr(0, comma) == fault) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 }  // namespace libsplit

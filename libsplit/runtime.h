@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace libsplit {
@@ -90,5 +91,8 @@ cl_command_queue create_profiling_queue(const Device& d, cl_context context, cl_
 
 // stderr line when LIBSPLIT_LOG >= level.
 void log_line(int level, const std::string& text);
+
+// Whether LIBSPLIT_INJECT_FAULTS lists `fault` (tests simulating drivers).
+bool fault_injected(std::string_view fault);
 
 }  // namespace libsplit

@@ -29,7 +29,7 @@ Tracer::Tracer(std::string csv_path, std::string timeline_path)
       fprintf(stderr, "libsplit: cannot open LIBSPLIT_TRACE file %s\n", csv_path.c_str());
     } else if (ftell(csv_) == 0) {
       fputs("launch,kernel,device,split_dim,first_group,groups,total_groups,ms_kernel,"
-            "ms_transfer,granularity,predicted_ms,bytes_to_device,bytes_to_host,ms_gather\n",
+            "ms_transfer,granularity,predicted_ms,bytes_to_device,bytes_to_host,ms_gather,racy_units\n",
             csv_);
       fflush(csv_);
     }
@@ -47,12 +47,13 @@ Tracer::~Tracer() {
 void Tracer::row(const SubKernelRow& r) {
   std::lock_guard lock(mutex_);
   if (!csv_) return;
-  fprintf(csv_, "%llu,%s,%u,%u,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.6f,%llu,%llu,%.6f\n",
+  fprintf(csv_, "%llu,%s,%u,%u,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.6f,%llu,%llu,%.6f,%llu\n",
           static_cast<unsigned long long>(r.launch), r.kernel.c_str(), r.device, r.split_dim,
           static_cast<unsigned long long>(r.first_group), static_cast<unsigned long long>(r.groups),
           static_cast<unsigned long long>(r.total_groups), r.ms_kernel, r.ms_transfer,
           r.granularity, r.predicted_ms, static_cast<unsigned long long>(r.bytes_to_device),
-          static_cast<unsigned long long>(r.bytes_to_host), r.ms_gather);
+          static_cast<unsigned long long>(r.bytes_to_host), r.ms_gather,
+          static_cast<unsigned long long>(r.racy_units));
   fflush(csv_);
 }
 

@@ -24,6 +24,9 @@ struct SubKernelRow {
   // from the other devices (read back into the host copy, or copied over
   // through pinned staging or a copy command; first row of the launch).
   double ms_gather = 0;
+  // Store units of the launch's merged buffers that two devices wrote with
+  // different values (a race in the kernel; first row of the launch).
+  uint64_t racy_units = 0;
 };
 
 class Tracer {

@@ -11,6 +11,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Operator.h>
 #include <llvm/IR/Module.h>
+#include <algorithm>
 
 namespace libsplit::cc {
 
@@ -163,6 +164,7 @@ void addIRFacts(llvm::Module& m, ProgramSummary& summary) {
       a.reads = acc.reads;
       a.writes = acc.writes;
       a.atomics = acc.atomics;
+      a.store_unit = acc.writes ? std::max(acc.store_unit, 1u) : 0;
       if (acc.isReductionBuffer() && a.address_space == AddressSpace::Global) {
         a.reduction = acc.reduction;
         a.reduction_bits = acc.reduction_bits;

@@ -6,7 +6,7 @@
 //    "name": "k", "args": [{"index": 0, "name": "a", "type": "float*",
 //        "address_space": "global", "is_pointer": true, "is_image": false,
 //        "size": 8, "is_const": true, "is_restrict": false, "reads": true,
-//        "writes": false, "atomics": false, "reduction": null,
+//        "writes": false, "atomics": false, "store_unit": 0, "reduction": null,
 //        "read_region": {"known": true, "parts": [{"guards": [{"var": "gid0",
 //             "lo": "(arg 3)", "hi": null}], "lo": "0", "hi": "(* gid0 4)"}]},
 //        "write_region": {"known": false, "reason": "..."}}],
@@ -20,6 +20,9 @@
 // added within version 1: older readers ignore it (and keep such kernels
 // whole, since they use global atomics), a missing one reads as null, and an
 // op this reader does not know reads as null too (no reduction: not split).
+//
+// "store_unit" (ArgSummary::store_unit) was added within version 1 too: a
+// missing one reads as 0 (unknown: merges then go byte by byte).
 //
 // Region expressions are stored as their S-expression text (print_expr /
 // parse_expr of region.h). The JSON itself is nlohmann-json's: ordered_json
@@ -275,6 +278,7 @@ std::string to_json(const ProgramSummary& s) {
       av["reads"] = a.reads;
       av["writes"] = a.writes;
       av["atomics"] = a.atomics;
+      av["store_unit"] = a.store_unit;
       av["reduction"] = reduction_json(a);
       av["read_region"] = region_json(a.read_region);
       av["write_region"] = region_json(a.write_region);
@@ -360,6 +364,7 @@ std::optional<ProgramSummary> parse_summary(std::string_view text, std::string* 
         r.read(av, "reads", apath, a.reads);
         r.read(av, "writes", apath, a.writes);
         r.read(av, "atomics", apath, a.atomics);
+        r.read_uint(av, "store_unit", apath, a.store_unit);
         r.read_reduction(av, apath, a);
         r.read_region(av, "read_region", apath, a.read_region);
         r.read_region(av, "write_region", apath, a.write_region);

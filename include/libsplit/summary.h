@@ -42,6 +42,13 @@ struct ArgSummary {
   bool reads = false;             // as seen in LLVM IR (pointers only)
   bool writes = false;
   bool atomics = false;
+  // The widest unit in bytes (a power of two, at most 128) that every store
+  // of the kernel through this pointer writes whole and aligned: 4 for float
+  // or int stores, 8 for double or long, 1 where bytes are stored or the
+  // analysis lost the pointer; 0 when unknown (older summaries) or no write.
+  // Device copies of a buffer several devices wrote are merged in these
+  // units, so a merge never mixes the bytes of two writers.
+  unsigned store_unit = 0;
   // A reduction buffer (see ReductionOp): the operation and the width in bits
   // (32 or 64) of the integers it updates; None/0 otherwise.
   ReductionOp reduction = ReductionOp::None;

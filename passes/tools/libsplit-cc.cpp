@@ -259,6 +259,8 @@ void printReadable(const std::string& input, const ProgramSummary& s) {
           acc += std::string(" (reduction ") + reduction_op_name(a.reduction) + " " +
                  std::to_string(a.reduction_bits) + "-bit)";
         std::cout << " --" << (acc.empty() ? " not accessed" : acc) << "\n";
+        if (a.writes && a.address_space != AddressSpace::Local)
+          std::cout << "      stores: whole " << a.store_unit << "-byte units\n";
         if (a.address_space != AddressSpace::Local) {
           if (a.reads) std::cout << "      read region:  " << print_region(a.read_region) << "\n";
           if (a.writes) std::cout << "      write region: " << print_region(a.write_region) << "\n";

@@ -29,6 +29,64 @@ std::vector<Access> accessOf(const std::string& source, const std::string& kerne
   return v;
 }
 
+// The store unit of each argument (0: never written).
+std::vector<unsigned> storeUnits(const std::string& source, const std::string& kernel) {
+  cc::FrontendInput in{"units.cl", source, {}, "/usr/lib/llvm-16/lib/clang/16", ""};
+  cc::FrontendOutput out = cc::runFrontend(in);
+  EXPECT_TRUE(out.ok) << out.error << out.diagnostics;
+  if (!out.ok) return {};
+  cc::prepareModule(*out.module);
+  const llvm::Function* f = out.module->getFunction(kernel);
+  EXPECT_NE(f, nullptr);
+  if (!f) return {};
+  std::vector<unsigned> v;
+  for (const ArgAccess& a : analyzeArgAccess(*f)) v.push_back(a.store_unit);
+  return v;
+}
+
+// A merge of device copies compares and copies whole units of this size: it
+// must never exceed what each store writes whole (or two devices' neighbouring
+// stores would overwrite each other) and should reach it (or racing stores
+// tear).
+TEST(ArgAccess, StoreUnitIsTheWidestUnitEveryStoreWritesWhole) {
+  auto v = storeUnits(R"(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef struct { float x; int y; } Pair;
+void put(__global double* p, int i) { p[i] = i; }
+__kernel void k(__global float* f, __global double* d, __global uchar* c, __global float* mixed,
+                __global float* v4, __global float* vs, __global float4* whole4, __global Pair* pairs,
+                __global const float* in, __global long* helper, __global float* escaped,
+                __global short* halves) {
+  int i = get_global_id(0);
+  f[i] = in[i];
+  d[i] = in[i];
+  c[i] = (uchar)i;
+  mixed[i] = in[i];
+  ((__global uchar*)mixed)[i + 64] = 1;
+  vstore4(vload4(i, in), i, vs);
+  whole4[i] = (float4)(in[i]);
+  pairs[i].x = in[i];
+  pairs[i].y = i;
+  put((__global double*)helper, i);
+  *(__global ulong*)escaped = (ulong)escaped;
+  halves[i] = (short)i;
+}
+)", "k");
+  ASSERT_EQ(v.size(), 12u);
+  EXPECT_EQ(v[0], 4u) << "float stores";
+  EXPECT_EQ(v[1], 8u) << "double stores";
+  EXPECT_EQ(v[2], 1u) << "char stores";
+  EXPECT_EQ(v[3], 1u) << "float and char stores into one buffer";
+  EXPECT_EQ(v[4], 0u) << "never written";
+  EXPECT_EQ(v[5], 4u) << "vstore4 of floats is aligned to a float only";
+  EXPECT_EQ(v[6], 16u) << "float4 stores";
+  EXPECT_EQ(v[7], 4u) << "struct fields";
+  EXPECT_EQ(v[8], 0u) << "read only";
+  EXPECT_EQ(v[9], 8u) << "through a helper";
+  EXPECT_EQ(v[10], 1u) << "escaped";
+  EXPECT_EQ(v[11], 2u) << "short stores";
+}
+
 TEST(ArgAccess, BuiltinsWithPointersAreKnownByName) {
   auto v = accessOf(R"(
 __kernel void k(__local int* lbuf, __global const int* gsrc, __global float* out,

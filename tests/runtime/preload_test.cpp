@@ -350,7 +350,7 @@ TEST(Preload, TraceAndTimelineFiles) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string t = rt_test::read_text(csv);
   EXPECT_EQ(t.rfind("launch,kernel,device,split_dim,first_group,groups,total_groups,ms_kernel,"
-                    "ms_transfer,granularity,predicted_ms,bytes_to_device,bytes_to_host,ms_gather\n", 0), 0u) << t;
+                    "ms_transfer,granularity,predicted_ms,bytes_to_device,bytes_to_host,ms_gather,racy_units\n", 0), 0u) << t;
   // Two launches over two devices: four sub-kernel rows.
   size_t rows = 0;
   for (char ch : t) rows += ch == '\n';
@@ -582,4 +582,84 @@ TEST(Preload, HiddenLoadIsFollowedWithinThreeLaunches) {
   EXPECT_LE(exceeding, 2u) << "device " << busiest << " (share " << before
                            << " before it slowed down) still took more than 3/4 of that at launches"
                            << which << "\n" << loaded_log;
+}
+
+// Turning on the log or the trace never changes what a program does: no
+// hang (a completion callback measuring the device clock once enqueued a
+// marker and finished the device queue from inside the driver's callback,
+// while the app's blocking read waited for that kernel: clpeak hung), same
+// output. Profiling and ordinary queues, events kept and dropped, the
+// default scheduler (whole launches first) and a forced split.
+TEST(Preload, LoggingAndTracingNeverChangeWhatTheAppDoes) {
+  for (const char* scenario : {"noevent", "events"}) {
+    for (bool profiling : {true, false}) {
+      for (bool keep : {false, true}) {
+        if (keep && std::string(scenario) == "events") continue;  // it keeps its events
+        Env native_env = base_env(kTwoDevices);
+        if (!profiling) native_env["RT_APP_NO_PROFILING"] = "1";
+        if (keep) native_env["RT_APP_KEEP_EVENTS"] = "1";
+        auto native = run_child({RT_APP, scenario}, native_env);
+        ASSERT_EQ(native.exit_code, 0) << native.err;
+        for (const char* observe : {"LOG=1", "LOG=3", "TRACE"}) {
+          for (bool forced : {false, true}) {
+            Env env = forced ? shim_env(kTwoDevices, true) : default_shim_env(kTwoDevices, "observe-cache");
+            for (const auto& [k, v] : native_env)
+              if (k.rfind("RT_APP_", 0) == 0) env[k] = v;
+            env.erase("LIBSPLIT_LOG");
+            // Device clocks measured with markers (drivers without
+            // clGetDeviceAndHostTimer: the path that hung), and a handler of a
+            // driver callback that would wait aborts the run instead of only
+            // hanging where the driver runs callbacks on its one worker.
+            env["LIBSPLIT_INJECT_FAULTS"] = "no_device_timer,check_callbacks";
+            if (std::string(observe) == "TRACE") env["LIBSPLIT_TRACE"] = temp_dir() + "/observe.csv";
+            else env["LIBSPLIT_LOG"] = std::string(observe).substr(4);
+            auto r = run_child({RT_APP, scenario}, env, 60);
+            const std::string what = std::string(scenario) + (profiling ? " profiling" : " ordinary") +
+                                     (keep ? " events kept " : " ") + observe + (forced ? " forced split" : " default");
+            ASSERT_EQ(r.exit_code, 0) << what << " (-1: a signal, or killed after 60 s: a hang)\n" << r.err;
+            EXPECT_EQ(r.out, native.out) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A racy kernel split over 2 and 3 devices: where two devices stored
+// different floats or doubles to the same element, the merge keeps one
+// writer's whole value (a byte merge mixed them into values nobody wrote:
+// Rodinia's myocyte), every char store of neighbouring bytes is kept, and
+// the log counts the racy elements.
+TEST(Preload, RacyWritesKeepOneWritersWholeValue) {
+  for (const std::string& devices : {kTwoDevices, std::string("pthread basic basic")}) {
+    auto native = run_child({RT_APP, "racy"}, base_env(devices));
+    ASSERT_EQ(native.exit_code, 0) << native.err;
+    ASSERT_NE(native.out.find("every float one writer's whole value: 1"), std::string::npos) << native.out;
+    Env env = shim_env(devices, true);
+    env["LIBSPLIT_SCHEDULER"] = "uniform";
+    env["LIBSPLIT_LOG"] = "2";
+    auto split = run_child({RT_APP, "racy"}, env);
+    ASSERT_EQ(split.exit_code, 0) << split.err;
+    EXPECT_EQ(split.out, native.out) << devices << "\n" << split.err;
+    EXPECT_NE(split.err.find("split over"), std::string::npos) << split.err;
+    EXPECT_NE(split.err.find("racy writes: 8 elements of arg 0 (4-byte units)"), std::string::npos) << split.err;
+    EXPECT_NE(split.err.find("racy writes: 8 elements of arg 1 (8-byte units)"), std::string::npos) << split.err;
+  }
+}
+
+// USE_HOST_PTR memory the app reads straight after a wait, as it may on a
+// device that shares host memory (Rodinia's pathfinder prints its results
+// that way): under the shim, whole and split, it holds what it holds natively.
+TEST(Preload, UseHostPtrMemoryIsCurrentAfterEveryWait) {
+  auto native = run_child({RT_APP, "usehost"}, base_env(kTwoDevices));
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  ASSERT_NE(native.out.find("after clFinish: n=4096 fnv="), std::string::npos) << native.out;
+  ASSERT_EQ(native.out.find("first=2 2 2"), std::string::npos) << "natively the array holds the results\n"
+                                                                  << native.out;
+  for (bool forced : {false, true}) {
+    Env env = forced ? shim_env(kTwoDevices, true) : default_shim_env(kTwoDevices, "usehost-cache");
+    auto r = run_child({RT_APP, "usehost"}, env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, native.out) << (forced ? "forced split" : "default") << "\n" << r.err;
+  }
 }

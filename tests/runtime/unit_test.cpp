@@ -7,6 +7,7 @@
 #include "interval_set.h"
 #include "program_source.h"
 #include "reduction.h"
+#include "unit_merge.h"
 
 #include <unistd.h>
 
@@ -355,4 +356,86 @@ TEST(Reduction, KernelsWithOtherAtomicsAreNotReductions) {
   k.args[1] = acc;
   k.args[1].address_space = AddressSpace::Local;
   EXPECT_TRUE(atomics_are_reductions(k));
+}
+
+namespace {
+
+std::vector<uint8_t> words(std::initializer_list<uint32_t> w) {
+  std::vector<uint8_t> out(w.size() * 4);
+  std::memcpy(out.data(), std::data(w), out.size());
+  return out;
+}
+
+}  // namespace
+
+TEST(UnitMerge, TwoWritersOfOneElementNeverMix) {
+  // Rodinia's myocyte: the later writer's float shares a byte with the
+  // starting value, so a byte merge let the earlier writer's byte through.
+  const auto snapshot = words({0x3F6C3E3E, 7});
+  const auto first = words({0x40123456, 7}), second = words({0x416C1234, 7});
+  for (unsigned unit : {4u, 8u}) {
+    auto out = snapshot;
+    UnitMerge merge(snapshot.data(), out.data(), out.size(), unit);
+    merge.add(first.data());
+    merge.add(second.data());
+    EXPECT_EQ(out, second) << unit;
+    EXPECT_EQ(merge.conflicts(), 1u);
+  }
+  auto bytes = snapshot;
+  UnitMerge by_byte(snapshot.data(), bytes.data(), bytes.size(), 1);
+  by_byte.add(first.data());
+  by_byte.add(second.data());
+  EXPECT_EQ(bytes, words({0x41121234, 7})) << "bytes merge as bytes: a value nobody wrote";
+}
+
+TEST(UnitMerge, NeighbouringWritesOfDifferentDevicesAreAllKept) {
+  const auto snapshot = words({1, 2, 3, 4});
+  const auto a = words({10, 2, 30, 4}), b = words({1, 20, 3, 40});
+  auto out = snapshot;
+  UnitMerge merge(snapshot.data(), out.data(), out.size(), 4);
+  merge.add(a.data());
+  merge.add(b.data());
+  EXPECT_EQ(out, words({10, 20, 30, 40}));
+  EXPECT_EQ(merge.conflicts(), 0u);
+}
+
+TEST(UnitMerge, EqualWritesAreNoConflictAndATrailingPartialUnitMergesByByte) {
+  std::vector<uint8_t> snapshot = {0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 5};
+  std::vector<uint8_t> a = {1, 1, 1, 1, 0, 0, 0, 0, 6, 5, 5};
+  std::vector<uint8_t> b = {1, 1, 1, 1, 0, 0, 0, 0, 5, 7, 5};
+  auto out = snapshot;
+  UnitMerge merge(snapshot.data(), out.data(), out.size(), 8);
+  merge.add(a.data());
+  merge.add(b.data());
+  EXPECT_EQ(out, (std::vector<uint8_t>{1, 1, 1, 1, 0, 0, 0, 0, 6, 7, 5}));
+  EXPECT_EQ(merge.conflicts(), 0u);
+  EXPECT_EQ(alignment_of(24, 128), 8u);
+  EXPECT_EQ(alignment_of(0, 128), 128u);
+  EXPECT_EQ(alignment_of(1024, 128), 128u);
+  EXPECT_EQ(UnitMerge(snapshot.data(), out.data(), 0, 12).unit(), 4u);
+}
+
+TEST(UnitMerge, MatchesElementWiseLastWriterWinsOnRandomCopies) {
+  std::mt19937 rng(11);
+  for (unsigned unit : {1u, 2u, 4u, 8u, 16u}) {
+    const size_t elements = 257, bytes = elements * unit;
+    std::vector<uint8_t> snapshot(bytes);
+    for (auto& b : snapshot) b = uint8_t(rng());
+    std::vector<std::vector<uint8_t>> copies(3, snapshot);
+    std::vector<uint8_t> expected = snapshot;
+    for (size_t e = 0; e < elements; ++e)
+      for (auto& c : copies)
+        if (rng() % 3 == 0) {
+          for (unsigned k = 0; k < unit; ++k) c[e * unit + k] = uint8_t(rng());
+          c[e * unit] = uint8_t(snapshot[e * unit] + 1);  // surely changed
+        }
+    for (const auto& c : copies)
+      for (size_t e = 0; e < elements; ++e)
+        if (std::memcmp(c.data() + e * unit, snapshot.data() + e * unit, unit) != 0)
+          std::memcpy(expected.data() + e * unit, c.data() + e * unit, unit);
+    auto out = snapshot;
+    UnitMerge merge(snapshot.data(), out.data(), bytes, unit);
+    for (const auto& c : copies) merge.add(c.data());
+    EXPECT_EQ(out, expected) << unit;
+  }
 }

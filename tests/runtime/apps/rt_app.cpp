@@ -42,7 +42,8 @@ struct Cl {
     cl_int err;
     ctx = clCreateContext(nullptr, n, all, nullptr, nullptr, &err);
     CHECK(err);
-    q = clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &err);
+    // RT_APP_NO_PROFILING=1: an ordinary queue (profiling is the default here).
+    q = clCreateCommandQueue(ctx, device, getenv("RT_APP_NO_PROFILING") ? 0 : CL_QUEUE_PROFILING_ENABLE, &err);
     CHECK(err);
   }
   ~Cl() {
@@ -584,6 +585,147 @@ int events(Cl& cl) {
   return 0;
 }
 
+// A racy kernel (OpenCL allows any writer's value, never a mix): the first
+// and the last work-group store different floats and doubles to the same
+// elements, and every group stores one char to its own byte of a buffer whose
+// write region the analysis can only give whole (a loop over every byte).
+// The starting values share bytes with the last group's, so a merge byte by
+// byte would show the first group's bytes through: a value nobody wrote.
+const char* kRacy = R"(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void racy(__global float* f, __global double* d, __global uchar* c, uint n) {
+  uint g = get_group_id(0), last = get_num_groups(0) - 1;
+  if (get_local_id(0) != 0) return;
+  if (g == 0 || g == last) {
+    for (int i = 0; i < 8; ++i) {
+      f[i] = as_float(g == 0 ? 0x40123456u + i : 0x416C1234u + i);
+      d[i] = as_double(g == 0 ? 0x4012345678123456ul + i : 0x40AABBCC11DDEE00ul + i);
+    }
+  }
+  for (uint i = 0; i < n; ++i)
+    if (i == g) c[i] = (uchar)(g + 1);
+})";
+
+int racy(Cl& cl) {
+  const unsigned groups = 8, local = 64;
+  std::vector<float> f(8);
+  std::vector<double> d(8);
+  std::vector<unsigned char> c(groups, 0);
+  for (int i = 0; i < 8; ++i) {
+    const uint32_t fb = 0x3F6C3E3Eu;  // shares byte 2 (0x6C) with the last group's floats
+    const uint64_t db = 0x40AA000000000000ull;  // shares bytes 6-7 with its doubles
+    memcpy(&f[i], &fb, 4);
+    memcpy(&d[i], &db, 8);
+  }
+  cl_program p = cl.build(kRacy);
+  cl_kernel k = cl.kernel(p, "racy");
+  cl_mem mf = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 8 * 4, f.data());
+  cl_mem md = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 8 * 8, d.data());
+  cl_mem mc = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, groups, c.data());
+  CHECK(clSetKernelArg(k, 0, sizeof mf, &mf));
+  CHECK(clSetKernelArg(k, 1, sizeof md, &md));
+  CHECK(clSetKernelArg(k, 2, sizeof mc, &mc));
+  CHECK(clSetKernelArg(k, 3, sizeof groups, &groups));
+  size_t global = groups * local, lsize = local;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &lsize, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, mf, CL_TRUE, 0, 8 * 4, f.data(), 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, md, CL_TRUE, 0, 8 * 8, d.data(), 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, mc, CL_TRUE, 0, groups, c.data(), 0, nullptr, nullptr));
+  bool floats_whole = true, doubles_whole = true, chars_kept = true;
+  for (uint32_t i = 0; i < 8; ++i) {
+    uint32_t fb;
+    uint64_t db;
+    memcpy(&fb, &f[i], 4);
+    memcpy(&db, &d[i], 8);
+    if (fb != 0x40123456u + i && fb != 0x416C1234u + i) {
+      floats_whole = false;
+      fprintf(stderr, "f[%u] = 0x%08x: no writer's value\n", i, fb);
+    }
+    if (db != 0x4012345678123456ull + i && db != 0x40AABBCC11DDEE00ull + i) {
+      doubles_whole = false;
+      fprintf(stderr, "d[%u] = 0x%016llx: no writer's value\n", i, static_cast<unsigned long long>(db));
+    }
+  }
+  for (unsigned g = 0; g < groups; ++g) chars_kept = chars_kept && c[g] == g + 1;
+  printf("every float one writer's whole value: %d\n", floats_whole);
+  printf("every double one writer's whole value: %d\n", doubles_whole);
+  printf("every char store kept: %d\n", chars_kept);
+  print("chars", c);
+  for (cl_mem m : {mf, md, mc}) clReleaseMemObject(m);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
+// Results printed from the app's own USE_HOST_PTR memory, never read or
+// mapped, after each kind of wait (Rodinia's pathfinder): on a device that
+// shares host memory that memory is the buffer.
+int usehost(Cl& cl) {
+  const unsigned n = 1 << 12;
+  std::vector<int> mine(n, 2), other(n, 1);
+  cl_program p = cl.build(kScale);
+  cl_kernel k = cl.kernel(p, "scale");
+  cl_mem m = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n * 4, mine.data());
+  cl_mem o = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, other.data());
+  int f = 3, add = 1;
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  size_t global = n, local = 64;
+  for (int i = 0; i < 3; ++i) CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  print("after clFinish", mine);
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, o, CL_TRUE, 0, n * 4, other.data(), 0, nullptr, nullptr));
+  print("after a blocking read of another buffer", mine);
+  cl_event e;
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, &e));
+  CHECK(clWaitForEvents(1, &e));
+  clReleaseEvent(e);
+  print("after clWaitForEvents", mine);
+  clReleaseMemObject(m);
+  clReleaseMemObject(o);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
+// Launches whose events the app never asks for, each followed by a blocking
+// read (clpeak's pattern); RT_APP_KEEP_EVENTS=1 keeps and reads them instead.
+int noevent(Cl& cl) {
+  const int n = 1 << 12;
+  std::vector<int> out(n, 1);
+  cl_program p = cl.build(kScale);
+  cl_kernel k = cl.kernel(p, "scale");
+  cl_mem m = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, out.data());
+  int f = 3, add = 1;
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  const bool keep = getenv("RT_APP_KEEP_EVENTS") != nullptr;
+  size_t global = n, local = 64;
+  for (int i = 0; i < 6; ++i) {
+    cl_event e = nullptr;
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, keep ? &e : nullptr));
+    // The kernel ends while the app does something else: the driver's
+    // completion callback, not the read, sees it end first.
+    CHECK(clFlush(cl.q));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+    if (e) {
+      cl_int status = 0;
+      CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+      printf("launch %d complete after the read: %d\n", i, status == CL_COMPLETE);
+      clReleaseEvent(e);
+    }
+  }
+  print("out", out);
+  clReleaseMemObject(m);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
 int errors(Cl& cl) {
   cl_int err = 0;
   auto show = [](const char* what, cl_int code) { printf("%s = %d\n", what, code); };
@@ -998,6 +1140,9 @@ int main(int argc, char** argv) {
   if (s == "groups") return groups(cl);
   if (s == "events") return events(cl);
   if (s == "errors") return errors(cl);
+  if (s == "noevent") return noevent(cl);
+  if (s == "racy") return racy(cl);
+  if (s == "usehost") return usehost(cl);
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
   if (s == "noexec") return noexec(cl);
