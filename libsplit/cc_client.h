@@ -15,17 +15,12 @@ struct CcResult {
   std::string error;            // why not ok (tool missing, exit status, its stderr)
 };
 
-// Path of libsplit-cc: LIBSPLIT_CC, next to libsplit.so, where the install
-// puts it relative to libsplit.so (libexec/libsplit/), ../passes/ of it
-// (build tree), then PATH. Empty when none is executable.
+// Path of libsplit-cc: LIBSPLIT_CC, else as child_process.h finds helpers.
+// Empty when none is executable.
 std::string find_cc(const std::string& configured);
 
 // device_macro_sets: one `--device-macros` SPEC per distinct set of the
-// devices' predefined macros (device_macros.h).
-// Kills the libsplit-cc child a run_cc() is waiting for, if any (the app is
-// exiting: its result would not be used).
-void stop_running_cc();
-
+// devices' predefined macros (device_macros.h). stop_helpers() kills it.
 CcResult run_cc(const std::string& cc, const std::string& source, const std::string& options,
                 const std::vector<std::string>& device_macro_sets = {});
 

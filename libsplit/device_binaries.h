@@ -15,6 +15,9 @@
 
 namespace libsplit {
 
+// <cache dir>/device-binaries.
+std::string device_binaries_dir();
+
 std::string device_binary_key(const std::string& source, const std::string& options,
                               const std::vector<cl_device_id>& devices);
 

@@ -7,7 +7,9 @@
 #include "program_prep.h"
 
 #include "binary_origins.h"
+#include "build_client.h"
 #include "cc_client.h"
+#include "child_process.h"
 #include "device_binaries.h"
 #include "device_macros.h"
 #include "program_source.h"
@@ -41,6 +43,14 @@ namespace {
 
 // Set when the app ends: background jobs make no further driver call.
 std::atomic<bool> g_exiting{false};
+
+// Set on the threads of background jobs once they build what no launch
+// waits for (the partition-ready program, lazy slots): their builds from
+// source go to libsplit-build (build_client.h), which the app's exit can
+// stop. Builds the app waits for (the originals of its first launches,
+// synchronous preparation, a split wanting a device now) stay in the app's
+// process: a helper costs a process start and a driver initialisation on top.
+thread_local bool t_background_job = false;
 
 // The partition-ready kernels are created on the app's thread at their first
 // launch. On 2 H100 the first warm run of 6 of 23 bench apps stalled one
@@ -153,6 +163,22 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
       log_line(2, "preparation: platform slot " + std::to_string(s) + " from cached binaries in " +
                       std::to_string((now_ns() - slot_start) / 1000000) + " ms");
       return cached;
+    }
+    if (t_background_job) {
+      const HelperBuild helper = build_in_helper(s, ids, *source, options);
+      if (helper.result == HelperBuild::Failed) {
+        const int d = rt.device_index(ids[0]);
+        *why = "build failed on " + (d >= 0 ? rt.devices[d].name : std::string("a device")) + ": " + helper.log;
+        return nullptr;
+      }
+      if (helper.result == HelperBuild::Stored)
+        if (cl_program built = from_device_binaries(s, ids, key, options)) {
+          log_line(2, "preparation: platform slot " + std::to_string(s) + " built in " +
+                          std::to_string((now_ns() - slot_start) / 1000000) + " ms (libsplit-build)");
+          return built;
+        }
+      // The app ended meanwhile: no driver build starts now.
+      if (g_exiting) return nullptr;
     }
     const char* text = source->c_str();
     prog = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
@@ -520,7 +546,8 @@ std::string ms_since(cl_ulong t0) { return std::to_string((now_ns() - t0) / 1000
 
 void before_exit() {
   g_exiting = true;
-  stop_running_cc();
+  if (unsigned stopped = stop_helpers())
+    log_line(2, "exit: stopped " + std::to_string(stopped) + " helper(s) building or compiling in the background");
   {
     std::unique_lock lock(g_jobs_mutex);
     if (g_jobs > 0) {
@@ -613,6 +640,9 @@ void start_job(cl_program p, unsigned generation, std::vector<cl_program> ready,
       return;
     }
     auto prepared = std::make_shared<PreparedProgram>();
+    // The originals above stay in the app's process (its first launches wait
+    // for them: a helper's start would delay them); the rest goes to helpers.
+    t_background_job = true;
     if (current && !g_exiting) {
       *prepared = prepare(p, source, options, originals.all ? &originals.programs : nullptr);
       for (cl_program prog : prepared->per_platform)
@@ -815,6 +845,7 @@ void start_lazy_build(cl_program p, unsigned slot, std::unique_lock<std::mutex>&
   log_line(2, "preparation: platform slot " + std::to_string(slot) + " is wanted, built in the background");
   std::thread([p, slot, generation = p->prep_generation, source = p->lazy_source,
                options = p->lazy_options] {
+    t_background_job = true;
     std::string why = "the app ended";
     cl_program prog = g_exiting ? nullptr : build_slot(p, slot, &source, options, nullptr, &why);
     {

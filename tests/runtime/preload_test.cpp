@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -662,4 +663,33 @@ TEST(Preload, UseHostPtrMemoryIsCurrentAfterEveryWait) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, native.out) << (forced ? "forced split" : "default") << "\n" << r.err;
   }
+}
+
+// The app ends while libsplit still builds the partition-ready program in
+// the background (a driver build of CLBlast's kernels ran over 10 s; exit
+// gave up waiting, and the app's static destructors crashed in the driver
+// torn down under that build). The build runs in libsplit-build, held back
+// 30 s here: exit kills it instead of waiting, the app's output and exit
+// status are native, and the process ends about as fast as natively.
+TEST(Preload, ExitWithABuildInFlightNeitherWaitsNorCrashes) {
+  Env native_env = base_env(kTwoDevices);
+  native_env["RT_APP_ALL_DEVICES"] = "1";
+  native_env["RT_APP_REPS"] = "60000";
+  auto t0 = std::chrono::steady_clock::now();
+  auto native = run_child({RT_APP, "bench"}, native_env);
+  const double native_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  Env env = default_shim_env(kTwoDevices, "exit-build-cache");
+  for (const auto& [k, v] : native_env)
+    if (k.rfind("RT_APP_", 0) == 0) env[k] = v;
+  env["LIBSPLIT_PREPARE_AFTER_MS"] = "0";  // the preparation starts at the app's build
+  env["LIBSPLIT_INJECT_FAULTS"] = "slow_build";
+  env["LIBSPLIT_LOG"] = "2";
+  t0 = std::chrono::steady_clock::now();
+  auto r = run_child({RT_APP, "bench"}, env, 60);
+  const double shim_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, native.out) << r.err;
+  EXPECT_NE(r.err.find("exit: stopped 1 helper(s)"), std::string::npos) << "no build in flight at exit\n" << r.err;
+  EXPECT_LT(shim_s, native_s + 5.0) << "exit waited for the build (held back 30 s)\n" << r.err;
 }

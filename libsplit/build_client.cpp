@@ -1,0 +1,90 @@
+#include "build_client.h"
+
+#include "child_process.h"
+#include "device_binaries.h"
+#include "real_api.h"
+#include "runtime.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace libsplit {
+
+namespace {
+
+// How long a helper waits before building under LIBSPLIT_INJECT_FAULTS=
+// slow_build (a build still running when the app exits).
+constexpr int kSlowBuildMs = 30000;
+
+// Index of x in what `list` fills in (clGetPlatformIDs, clGetDeviceIDs), -1
+// when absent: the helper, another process under the same loader
+// configuration, sees the same order.
+template <typename T, typename List>
+long index_in(T x, List list) {
+  cl_uint n = 0;
+  if (list(0, nullptr, &n) != CL_SUCCESS || n == 0) return -1;
+  std::vector<T> all(n);
+  if (list(n, all.data(), nullptr) != CL_SUCCESS) return -1;
+  auto it = std::find(all.begin(), all.end(), x);
+  return it == all.end() ? -1 : long(it - all.begin());
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+}  // namespace
+
+HelperBuild build_in_helper(unsigned slot, const std::vector<cl_device_id>& ids, const std::string& source,
+                            const std::string& options) {
+  Runtime& rt = runtime();
+  HelperBuild out;
+  if (!rt.controls.helper_builds) return out;
+  static const std::string helper = find_helper("libsplit-build");
+  if (helper.empty()) return out;
+  cl_platform_id platform = rt.platforms[slot];
+  const long p = index_in<cl_platform_id>(platform, [](cl_uint n, cl_platform_id* v, cl_uint* got) {
+    return real().clGetPlatformIDs(n, v, got);
+  });
+  if (p < 0) return out;
+  std::vector<std::string> words = {helper, "--platform", std::to_string(p)};
+  for (cl_device_id id : ids) {
+    const long d = index_in<cl_device_id>(id, [&](cl_uint n, cl_device_id* v, cl_uint* got) {
+      return real().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, v, got);
+    });
+    if (d < 0) return out;
+    words.push_back("--device");
+    words.push_back(std::to_string(d));
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/libsplit-build-XXXXXX";
+  if (!mkdtemp(dir.data())) return out;
+  const std::string input = dir + "/input.cl", log = dir + "/build.log";
+  {
+    std::ofstream f(input, std::ios::binary);
+    f << source;
+  }
+  words.insert(words.end(), {"--dir", device_binaries_dir(), "--options", options});
+  if (fault_injected("slow_build")) words.insert(words.end(), {"--delay-ms", std::to_string(kSlowBuildMs)});
+  words.push_back(input);
+  const ChildExit done = run_helper(std::move(words), log);
+  if (done.exited && done.status == 0) out.result = HelperBuild::Stored;
+  else if (done.exited && done.status == 3) out.result = HelperBuild::Failed;
+  out.log = read_text(log);
+  if (out.result == HelperBuild::Unavailable && !out.log.empty())
+    log_line(2, "preparation: libsplit-build did not store binaries (" + out.log.substr(0, 300) + ")");
+  unlink(input.c_str());
+  unlink(log.c_str());
+  rmdir(dir.c_str());
+  return out;
+}
+
+}  // namespace libsplit
