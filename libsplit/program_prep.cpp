@@ -178,7 +178,10 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
           return built;
         }
       // The app ended meanwhile: no driver build starts now.
-      if (g_exiting) return nullptr;
+      if (g_exiting) {
+        *why = "the app ended";
+        return nullptr;
+      }
     }
     const char* text = source->c_str();
     prog = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
