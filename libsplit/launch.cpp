@@ -183,6 +183,12 @@ void describe(Launch& L) {
     L.split = false;
     L.why_whole = "one work-group";
   }
+  if (L.split)
+    for (unsigned d = 0; d < ndev && L.split; ++d)
+      if (!device_takes_local_size(L.spec, d)) {
+        L.split = false;
+        L.why_whole = "local size above the limits of device " + std::to_string(d);
+      }
   L.key.kernel = k->name;
   L.key.dims = spec.dims;
   for (unsigned d = 0; d < 3; ++d) L.key.global[d] = spec.global[d], L.key.local[d] = spec.local[d];
@@ -236,7 +242,14 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   cl_int err;
   if (std::optional<unsigned> whole = plan->whole_device()) {
     L.why_whole = "scheduler chose device " + std::to_string(*whole);
-    err = run_whole(L, *whole, plan.get());
+    cl_int kerr = CL_SUCCESS;
+    if (cl_kernel dk = *whole == q->home ? nullptr : device_kernel(k, *whole, &kerr);
+        dk && !kernel_takes_local_size(L, dk, *whole)) {
+      L.why_whole = "the kernel on device " + std::to_string(*whole) + " cannot take the local size";
+      err = run_whole(L, q->home, nullptr);
+    } else {
+      err = run_whole(L, *whole, plan.get());
+    }
   } else if (!all_devices_ready(k->program)) {
     L.why_whole = "program did not build on every platform";
     err = run_whole(L, q->home, nullptr);
@@ -418,6 +431,37 @@ double event_seconds(cl_event e, cl_ulong* start, cl_ulong* end) {
   return t > s ? (t - s) * 1e-9 : 0;
 }
 
+bool device_takes_local_size(const LaunchSpec& spec, unsigned d) {
+  if (spec.local_chosen) return true;
+  const Device& dev = runtime().devices[d];
+  size_t product = 1;
+  for (unsigned i = 0; i < spec.dims; ++i) {
+    if (spec.local[i] > dev.max_work_item_sizes[i]) return false;
+    product *= spec.local[i];
+  }
+  return product <= dev.max_work_group_size;
+}
+
+bool kernel_takes_local_size(const Launch& L, cl_kernel dk, unsigned d) {
+  if (L.spec.local_chosen) return true;
+  size_t max = 0;
+  {
+    std::lock_guard lock(L.kernel->mutex);
+    auto& cache = L.kernel->device_wg_max;
+    if (auto it = cache.find(dk); it != cache.end()) max = it->second;
+  }
+  if (!max) {
+    if (real().clGetKernelWorkGroupInfo(dk, runtime().devices[d].id, CL_KERNEL_WORK_GROUP_SIZE, sizeof max,
+                                        &max, nullptr) != CL_SUCCESS || !max)
+      max = SIZE_MAX;  // unknown: the device limit decides
+    std::lock_guard lock(L.kernel->mutex);
+    L.kernel->device_wg_max[dk] = max;
+  }
+  size_t product = 1;
+  for (unsigned i = 0; i < L.spec.dims; ++i) product *= L.spec.local[i];
+  return product <= max;
+}
+
 namespace {
 
 _cl_kernel::WorkGroupLimits work_group_limits(cl_kernel k, cl_device_id device) {
@@ -460,9 +504,16 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   Runtime& rt = runtime();
   const bool timed = rt.controls.log >= 3;
   const cl_ulong validate_start = timed ? now_ns() : 0;
+  // Validated as the app's device validates it, with the app's own kernel:
+  // devices (or partition-ready kernels) with lower limits are left out of
+  // the launch instead (local_size_fits). A minimum over every device
+  // refused launches the native runtime takes (particlefilter's 512 items
+  // on NVIDIA: -54).
   const _cl_kernel::WorkGroupLimits limits = work_group_limits(k, q->device);
   const size_t* reqd = limits.required;
-  size_t max_wg = rt.min_max_work_group_size();
+  const int queue_device = rt.device_index(q->device);
+  const Device& app_device = rt.devices[queue_device >= 0 ? unsigned(queue_device) : q->home];
+  size_t max_wg = app_device.max_work_group_size;
   if (limits.max) max_wg = std::min(max_wg, limits.max);
   bool any_zero = false;
   for (unsigned d = 0; d < work_dim; ++d) {
@@ -477,9 +528,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
     for (unsigned d = 0; d < work_dim; ++d) {
       if (local_size[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
       if (reqd[0] && local_size[d] != reqd[d]) return CL_INVALID_WORK_GROUP_SIZE;
-      size_t max_item = SIZE_MAX;
-      for (auto& dev : rt.devices) max_item = std::min(max_item, dev.max_work_item_sizes[d]);
-      if (local_size[d] > max_item) return CL_INVALID_WORK_ITEM_SIZE;
+      if (local_size[d] > app_device.max_work_item_sizes[d]) return CL_INVALID_WORK_ITEM_SIZE;
       spec.local[d] = local_size[d];
       if (global_size[d] % local_size[d]) spec.uniform = false;
     }
@@ -491,9 +540,9 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
     }
   } else {
     spec.local_chosen = true;
-    // Largest divisor of the global size up to 64 (and the device limit) in
-    // dimension 0, 1 elsewhere: every slice then has whole groups.
-    size_t limit = std::min<size_t>(64, max_wg);
+    // Largest divisor of the global size up to 64 (and every device's limit)
+    // in dimension 0, 1 elsewhere: every slice then has whole groups.
+    size_t limit = std::min<size_t>({64, max_wg, rt.min_max_work_group_size()});
     for (size_t l = limit; l >= 1; --l)
       if (global_size[0] % l == 0) {
         spec.local[0] = l;

@@ -116,6 +116,16 @@ double injected_slowdown(unsigned device, uint64_t launch, const std::string& ke
 // extra time (so the launch really takes longer) and returns the stretched time.
 double apply_slowdown(unsigned device, uint64_t launch, const std::string& kernel, double seconds);
 
+// Whether runtime device d can run work-groups of the launch's local size
+// (its CL_DEVICE_MAX_WORK_GROUP_SIZE and item sizes); always when libsplit
+// chose the local size. Launches are validated against the app's device
+// only: a device that cannot take them is left out.
+bool device_takes_local_size(const LaunchSpec& spec, unsigned d);
+// The same for dk, the kernel that would run the launch's groups on d: its
+// CL_KERNEL_WORK_GROUP_SIZE there (the partition-ready kernel may have a
+// lower one than the app's: an extra argument, more registers). Cached.
+bool kernel_takes_local_size(const Launch& L, cl_kernel dk, unsigned d);
+
 // The stages.
 cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan);
 cl_int run_split(const Launch& L, sched::LaunchPlan& plan);

@@ -37,6 +37,11 @@ cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan) {
     cl_int err = CL_SUCCESS;
     work[d].kernel = device_kernel(L.kernel, d, &err);
     if (!work[d].kernel) return err;
+    if (!kernel_takes_local_size(L, work[d].kernel, d)) {
+      log_line(2, "launch " + std::to_string(L.id) + ": the kernel on dev" + std::to_string(d) +
+                      " cannot take the local size: whole on the app's device");
+      return run_whole(L, L.queue->home, nullptr);
+    }
     if ((err = set_device_args(work[d].kernel, L.args, d))) return err;
   }
   // One host thread drives every device (PoCL is not safe with kernels

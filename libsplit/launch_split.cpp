@@ -288,6 +288,15 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   for (unsigned d = 0; d < ndev; ++d)
     if (!runs[d].empty()) used.push_back(d);
   if (used.empty()) return CL_SUCCESS;
+  for (unsigned d : used) {
+    cl_int err = CL_SUCCESS;
+    if (cl_kernel dk = device_kernel(L.kernel, d, &err); dk && !kernel_takes_local_size(L, dk, d)) {
+      log_line(2, "launch " + std::to_string(L.id) + ": split declined, the kernel on dev" + std::to_string(d) +
+                      " cannot take the local size: whole on the app's device");
+      rt.scheduler->split_declined(L.key);
+      return run_whole(L, L.queue->home, &plan);
+    }
+  }
   std::map<BufferStore*, StoreUse> stores = store_uses(L, runs, used, ndev);
   const std::string& name = L.kernel->name;
 

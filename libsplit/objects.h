@@ -256,6 +256,9 @@ struct _cl_kernel {
     size_t max = 0;                  // CL_KERNEL_WORK_GROUP_SIZE, 0 if unknown
   };
   WorkGroupLimits wg_limits;  // under mutex
+  // CL_KERNEL_WORK_GROUP_SIZE of the device kernels that ran its groups
+  // (launch.h kernel_takes_local_size), SIZE_MAX when unknown; under mutex.
+  std::map<cl_kernel, size_t> device_wg_max;
 };
 
 // A sampler: the native one on the app's context (validation, queries, the

@@ -73,6 +73,13 @@ Runtime* create_runtime() {
     real().clGetDeviceInfo(d.id, CL_DEVICE_VERSION, sizeof version - 1, version, nullptr);
     unsigned major = 0, minor = 0;
     if (sscanf(version, "OpenCL %u.%u", &major, &minor) == 2) d.cl_version = 10 * major + minor;
+    // A device with a lower work-group limit (tests: launches the app's
+    // device takes must not be refused because another device cannot).
+    const std::string limit_fault = "max_work_group_size@" + std::to_string(rt->devices.size());
+    if (auto v = injected_fault(rt->controls.inject_faults, limit_fault); v && !v->empty()) {
+      const size_t limit = std::strtoull(std::string(*v).c_str(), nullptr, 10);
+      if (limit) d.max_work_group_size = std::min(d.max_work_group_size, limit);
+    }
     rt->devices.push_back(d);
   }
   std::vector<sched::DeviceInfo> infos;
@@ -211,15 +218,21 @@ void log_line(int level, const std::string& text) {
   if (runtime().controls.log >= level) fprintf(stderr, "libsplit: %s\n", text.c_str());
 }
 
-bool fault_injected(std::string_view fault) {
-  std::string_view list = runtime().controls.inject_faults;
+std::optional<std::string_view> injected_fault(std::string_view list, std::string_view fault) {
   while (!list.empty()) {
     const size_t comma = list.find(',');
-    if (list.substr(0, comma) == fault) return true;
+    const std::string_view entry = list.substr(0, comma);
+    if (entry == fault) return std::string_view();
+    if (entry.size() > fault.size() && entry.substr(0, fault.size()) == fault && entry[fault.size()] == '=')
+      return entry.substr(fault.size() + 1);
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
-  return false;
+  return std::nullopt;
+}
+
+bool fault_injected(std::string_view fault) {
+  return injected_fault(runtime().controls.inject_faults, fault).has_value();
 }
 
 }  // namespace libsplit

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,5 +95,8 @@ void log_line(int level, const std::string& text);
 
 // Whether LIBSPLIT_INJECT_FAULTS lists `fault` (tests simulating drivers).
 bool fault_injected(std::string_view fault);
+// The entry `fault` (empty) or `fault=VALUE` (VALUE) of the comma list
+// `list`; nullopt when absent.
+std::optional<std::string_view> injected_fault(std::string_view list, std::string_view fault);
 
 }  // namespace libsplit

@@ -11,7 +11,9 @@ dest=${2:-$root/.devpack}
 rm -rf "$dest"
 mkdir -p "$dest/libsplit" "$dest/passes" "$dest/bench/bin"
 install -s "$build/libsplit/libsplit.so" "$build/libsplit/libsplit-run" \
-           "$build/libsplit/libsplit-info" "$dest/libsplit/"
+           "$build/libsplit/libsplit-info" "$build/libsplit/libsplit-build" "$dest/libsplit/"
+mkdir -p "$dest/tests"
+install -s "$build/tests/runtime/rt_app" "$dest/tests/"
 install -s "$build/passes/libsplit-cc" "$dest/passes/"
 install -s "$build"/bench/bin/* "$dest/bench/bin/"
 du -sh "$dest"

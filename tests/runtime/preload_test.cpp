@@ -693,3 +693,23 @@ TEST(Preload, ExitWithABuildInFlightNeitherWaitsNorCrashes) {
   EXPECT_NE(r.err.find("exit: stopped 1 helper(s)"), std::string::npos) << "no build in flight at exit\n" << r.err;
   EXPECT_LT(shim_s, native_s + 5.0) << "exit waited for the build (held back 30 s)\n" << r.err;
 }
+
+// A launch is validated as the app's device validates it: another device of
+// the node with a lower work-group limit (NVIDIA's 1024 next to a CPU's
+// 4096, here injected: device 1 takes at most 64 items) leaves that device
+// out, it does not refuse the launch (particlefilter got -54 on NVIDIA).
+TEST(Preload, ALocalSizeTheAppsDeviceTakesIsNeverRefused) {
+  auto native = run_child({RT_APP, "biggroups"}, base_env(kTwoDevices));
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  for (bool forced : {false, true}) {
+    Env env = forced ? shim_env(kTwoDevices, true) : default_shim_env(kTwoDevices, "biggroups-cache");
+    env["LIBSPLIT_INJECT_FAULTS"] = "max_work_group_size@1=64";
+    env["LIBSPLIT_LOG"] = "1";
+    auto r = run_child({RT_APP, "biggroups"}, env);
+    ASSERT_EQ(r.exit_code, 0) << (forced ? "forced split\n" : "default\n") << r.err;
+    EXPECT_EQ(r.out, native.out) << r.err;
+    if (forced) {
+      EXPECT_NE(r.err.find("local size above the limits of device 1"), std::string::npos) << r.err;
+    }
+  }
+}

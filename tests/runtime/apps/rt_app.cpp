@@ -31,7 +31,12 @@ struct Cl {
   cl_context ctx;
   cl_command_queue q;
   Cl() {
-    CHECK(clGetPlatformIDs(1, &platform, nullptr));
+    // RT_APP_PLATFORM=N: the N-th platform (a GPU node lists several).
+    cl_platform_id platforms[8];
+    cl_uint np = 0;
+    CHECK(clGetPlatformIDs(8, platforms, &np));
+    const char* which = getenv("RT_APP_PLATFORM");
+    platform = platforms[which && unsigned(atoi(which)) < np ? atoi(which) : 0];
     // RT_APP_ALL_DEVICES=1: the context holds every device of the platform
     // (the queue still targets the first), as apps written for "all GPUs".
     cl_device_id all[8];
@@ -1119,6 +1124,29 @@ int localsize(Cl& cl) {
   return 0;
 }
 
+// Work-groups of 256 items, the app's fixed choice (within its device's
+// limit), launched a few times.
+int biggroups(Cl& cl) {
+  const unsigned n = 1 << 14;
+  std::vector<int> out(n, 1);
+  cl_program p = cl.build(kScale);
+  cl_kernel k = cl.kernel(p, "scale");
+  cl_mem m = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, out.data());
+  int f = 2, add = 3;
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  size_t global = n, local = 256;
+  for (int i = 0; i < 4; ++i)
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
+  print("out", out);
+  clReleaseMemObject(m);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: rt_app <scenario>\n");
@@ -1143,6 +1171,7 @@ int main(int argc, char** argv) {
   if (s == "noevent") return noevent(cl);
   if (s == "racy") return racy(cl);
   if (s == "usehost") return usehost(cl);
+  if (s == "biggroups") return biggroups(cl);
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
   if (s == "noexec") return noexec(cl);
