@@ -67,7 +67,7 @@ std::string find_helper(const std::string& name, const std::string& configured) 
   return "";
 }
 
-ChildExit run_helper(std::vector<std::string> words, const std::string& log) {
+ChildExit run_helper(std::vector<std::string> words, const std::string& log, const std::vector<std::string>& env) {
   ChildExit out;
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
@@ -77,9 +77,17 @@ ChildExit run_helper(std::vector<std::string> words, const std::string& log) {
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   // A helper does not need the shim preloaded into it.
+  auto overridden = [&](const char* entry) {
+    if (std::strncmp(entry, "LD_PRELOAD=", 11) == 0) return true;
+    for (const std::string& e : env)
+      if (const size_t eq = e.find('='); std::strncmp(entry, e.c_str(), eq + 1) == 0) return true;
+    return false;
+  };
   std::vector<char*> envp;
   for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) envp.push_back(*e);
+    if (!overridden(*e)) envp.push_back(*e);
+  std::vector<std::string> extra = env;
+  for (std::string& e : extra) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
   {

@@ -21,8 +21,10 @@ struct ChildExit {
   int status = -1;      // its exit status then
 };
 
-// Runs argv[0] with argv, stdout and stderr into `log`; returns when it ends.
-ChildExit run_helper(std::vector<std::string> argv, const std::string& log);
+// Runs argv[0] with argv, stdout and stderr into `log`, in the app's
+// environment with `env` ("NAME=VALUE") set; returns when it ends.
+ChildExit run_helper(std::vector<std::string> argv, const std::string& log,
+                     const std::vector<std::string>& env = {});
 
 // Kills every helper being waited for (the app is exiting); how many.
 unsigned stop_helpers();

@@ -2,6 +2,9 @@
 
 #include "binary_origins.h"
 
+#include <dlfcn.h>
+
+#include <cstdlib>
 #include <sstream>
 
 namespace libsplit {
@@ -12,6 +15,19 @@ constexpr const char* kMagic = "libsplit-device-binaries 1";
 constexpr size_t kLongestCachedKernelName = 128;
 
 }  // namespace
+
+std::string driver_library(cl_platform_id p) {
+  if (!p) return "";
+  auto* const* table = *reinterpret_cast<void* const* const*>(p);
+  Dl_info info{};
+  if (!table || !dladdr(table[1], &info) || !info.dli_fname) return "";
+  std::string path = info.dli_fname;
+  if (char* resolved = realpath(path.c_str(), nullptr)) {
+    path = resolved;
+    std::free(resolved);
+  }
+  return path;
+}
 
 DeviceIdentity device_identity(cl_device_id d, GetDeviceInfoFn device_info, GetPlatformInfoFn platform_info) {
   // The full answers, terminating NUL included (as the key always had them).

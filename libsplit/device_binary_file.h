@@ -16,6 +16,12 @@ namespace libsplit {
 
 using DeviceBinaries = std::vector<std::vector<unsigned char>>;
 
+// The shared library (a resolved path) of the driver behind platform p: an
+// ICD platform object starts with its driver's dispatch table, whose entries
+// are the driver's functions. Empty when unknown. Names a platform across
+// processes whatever each loader's order or configuration.
+std::string driver_library(cl_platform_id p);
+
 // What names a device's compiler: name, driver version, platform version.
 struct DeviceIdentity {
   std::string name, driver, platform_version;

@@ -7,24 +7,32 @@
 # no driver callback waits (LIBSPLIT_INJECT_FAULTS=check_callbacks, the trace
 # column with device clocks measured by markers). Every cell: "same", "DIFF"
 # or the exit status (124: the 60 s timeout, a hang).
-#   scripts/rt_app_vs_native.sh [PACK_DIR] [PLATFORM_INDEX] [SPLIT_DEVICES]
-#   (defaults: .devpack, 0 = the loader's first platform, all devices)
+#   scripts/rt_app_vs_native.sh [PACK_DIR] [PLATFORM_INDEX] [SPLIT_DEVICES] [DIFF_DIR]
+#   (defaults: .devpack, 0 = the loader's first platform, all devices; every
+#   difference and failure is kept in DIFF_DIR when given)
 set -uo pipefail
 pack=${1:-.devpack}
 export RT_APP_PLATFORM=${2:-0}
 split_devices=${3:-}
+keep=${4:-}
+[ -n "$keep" ] && mkdir -p "$keep"
 app=$pack/tests/rt_app
 shim=$(cd "$pack/libsplit" && pwd)/libsplit.so
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 scenarios="vecadd twod iterative rw merge output groups events errors noevent racy usehost biggroups localsize"
-run() {  # run NAME SCENARIO ENV... -> cell
-  local scenario=$1; shift
+run() {  # run COLUMN SCENARIO ENV... -> cell
+  local column=$1 scenario=$2; shift 2
   env "$@" timeout 60 "$app" "$scenario" > "$work/out" 2> "$work/err"
   local rc=$?
-  if [ $rc -ne 0 ]; then echo "exit $rc"; cp "$work/err" "$work/last-failure.txt"
+  if [ $rc -ne 0 ]; then
+    echo "exit $rc"; cp "$work/err" "$work/last-failure.txt"
+    [ -n "$keep" ] && cp "$work/err" "$keep/$scenario-$column.err"
   elif cmp -s "$work/out" "$work/native"; then echo same
-  else echo DIFF; diff "$work/native" "$work/out" | head -5 > "$work/last-diff.txt"; fi
+  else
+    echo DIFF; diff "$work/native" "$work/out" | head -5 > "$work/last-diff.txt"
+    [ -n "$keep" ] && diff "$work/native" "$work/out" > "$keep/$scenario-$column.diff"
+  fi
 }
 echo "| scenario | default | forced split | LOG=1 | TRACE |"
 echo "|---|---|---|---|---|"
@@ -34,11 +42,11 @@ for s in $scenarios; do
     continue
   fi
   base=(LD_PRELOAD="$shim" LIBSPLIT_CACHE_DIR="$work/cache")
-  d=$(run "$s" "${base[@]}")
-  f=$(run "$s" "${base[@]}" LIBSPLIT_WHOLE=0 LIBSPLIT_SYNC_PREPARE=1 LIBSPLIT_SCHEDULER=uniform \
+  d=$(run default "$s" "${base[@]}")
+  f=$(run split "$s" "${base[@]}" LIBSPLIT_WHOLE=0 LIBSPLIT_SYNC_PREPARE=1 LIBSPLIT_SCHEDULER=uniform \
         LIBSPLIT_HOST_DEVICES=all ${split_devices:+LIBSPLIT_DEVICES=$split_devices})
-  l=$(run "$s" "${base[@]}" LIBSPLIT_LOG=1 LIBSPLIT_INJECT_FAULTS=check_callbacks)
-  t=$(run "$s" "${base[@]}" LIBSPLIT_TRACE="$work/trace.csv" LIBSPLIT_INJECT_FAULTS=no_device_timer,check_callbacks)
+  l=$(run log1 "$s" "${base[@]}" LIBSPLIT_LOG=1 LIBSPLIT_INJECT_FAULTS=check_callbacks)
+  t=$(run trace "$s" "${base[@]}" LIBSPLIT_TRACE="$work/trace.csv" LIBSPLIT_INJECT_FAULTS=no_device_timer,check_callbacks)
   echo "| $s | $d | $f | $l | $t |"
 done
 [ -f "$work/last-diff.txt" ] && { echo "last difference:"; cat "$work/last-diff.txt"; }

@@ -7,11 +7,12 @@
 // simply killed. The shim then loads the binaries, which takes a fraction of
 // a build. An ordinary OpenCL program: it must run without the shim.
 //
-//   libsplit-build --platform P --device D [--device D ...] --dir DIR
+//   libsplit-build --driver LIB --device D [--device D ...] --dir DIR
 //                  [--options OPTS] [--delay-ms N] SOURCE
 //
-// P and D index clGetPlatformIDs and clGetDeviceIDs(CL_DEVICE_TYPE_ALL) of
-// that platform. The binaries go to DIR/<key> (device_binary_file.h), the key
+// LIB is the driver's shared library (the platform whose functions live in
+// it: device_binary_file.h driver_library), D indexes its
+// clGetDeviceIDs(CL_DEVICE_TYPE_ALL). The binaries go to DIR/<key> (device_binary_file.h), the key
 // printed on stdout. Exit status: 0 stored, 3 the build failed (its log on
 // stderr), 4 the program's binaries cannot be cached, 2 anything else.
 // --delay-ms waits before building (tests: a build still running at exit).
@@ -50,13 +51,14 @@ std::string build_log(cl_program prog, cl_device_id d) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  long platform_index = -1, delay_ms = 0;
+  long delay_ms = 0;
+  std::string driver;
   std::vector<long> device_indices;
   std::string dir, options, source_path;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
-    if (arg == "--platform" && has_value) platform_index = std::strtol(argv[++i], nullptr, 10);
+    if (arg == "--driver" && has_value) driver = argv[++i];
     else if (arg == "--device" && has_value) device_indices.push_back(std::strtol(argv[++i], nullptr, 10));
     else if (arg == "--dir" && has_value) dir = argv[++i];
     else if (arg == "--options" && has_value) options = argv[++i];
@@ -64,8 +66,8 @@ int main(int argc, char** argv) {
     else if (!arg.empty() && arg[0] != '-' && source_path.empty()) source_path = arg;
     else return fail(2, "unexpected argument '" + arg + "'");
   }
-  if (platform_index < 0 || device_indices.empty() || dir.empty() || source_path.empty())
-    return fail(2, "usage: libsplit-build --platform P --device D [--device D ...] --dir DIR "
+  if (driver.empty() || device_indices.empty() || dir.empty() || source_path.empty())
+    return fail(2, "usage: libsplit-build --driver LIB --device D [--device D ...] --dir DIR "
                    "[--options OPTS] [--delay-ms N] SOURCE");
   std::ifstream in(source_path, std::ios::binary);
   if (!in) return fail(2, "cannot read " + source_path);
@@ -75,8 +77,14 @@ int main(int argc, char** argv) {
   clGetPlatformIDs(0, nullptr, &np);
   std::vector<cl_platform_id> platforms(np);
   if (np) clGetPlatformIDs(np, platforms.data(), nullptr);
-  if (platform_index >= long(np)) return fail(2, "no platform " + std::to_string(platform_index));
-  cl_platform_id platform = platforms[size_t(platform_index)];
+  cl_platform_id platform = nullptr;
+  for (cl_platform_id p : platforms)
+    if (driver_library(p) == driver) platform = p;
+  if (!platform) {
+    const char* icds = std::getenv("OCL_ICD_FILENAMES");
+    return fail(2, "no platform of " + driver + " among the loader's " + std::to_string(np) +
+                       " (OCL_ICD_FILENAMES=" + (icds ? icds : "(unset)") + ")");
+  }
   cl_uint nd = 0;
   clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd);
   std::vector<cl_device_id> all(nd), devices;

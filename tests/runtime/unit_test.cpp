@@ -3,6 +3,7 @@
 // combination of reduction buffers' private copies.
 #include "binary_origins.h"
 #include "controls.h"
+#include "device_binary_file.h"
 #include "device_set.h"
 #include "interval_set.h"
 #include "program_source.h"
@@ -438,4 +439,26 @@ TEST(UnitMerge, MatchesElementWiseLastWriterWinsOnRandomCopies) {
     for (const auto& c : copies) merge.add(c.data());
     EXPECT_EQ(out, expected) << unit;
   }
+}
+
+TEST(DeviceBinaryFile, EncodedBinariesDecodeOnlyUnderTheirKeyAndCount) {
+  const DeviceBinaries bins = {{1, 2, 3}, {}, {'\n', 0, 255}};
+  const std::string bytes = encode_device_binaries("k1", bins);
+  EXPECT_EQ(decode_device_binaries(bytes, "k1", 3), bins);
+  EXPECT_FALSE(decode_device_binaries(bytes, "k2", 3));
+  EXPECT_FALSE(decode_device_binaries(bytes, "k1", 2));
+  EXPECT_FALSE(decode_device_binaries(bytes.substr(0, bytes.size() - 1), "k1", 3)) << "truncated";
+  EXPECT_FALSE(decode_device_binaries(bytes + "x", "k1", 3)) << "trailing bytes";
+}
+
+TEST(DeviceBinaryFile, KeyNamesSourceOptionsAndEveryDevice) {
+  const std::vector<DeviceIdentity> a = {{"gpu", "1.0", "OpenCL 3.0"}}, b = {{"gpu", "1.1", "OpenCL 3.0"}};
+  const std::string k = device_binary_key("src", "-O2", a);
+  EXPECT_EQ(k.size(), 64u);
+  EXPECT_EQ(k, device_binary_key("src", "-O2", a));
+  EXPECT_NE(k, device_binary_key("src", "-O3", a));
+  EXPECT_NE(k, device_binary_key("src2", "-O2", a));
+  EXPECT_NE(k, device_binary_key("src", "-O2", b));
+  EXPECT_TRUE(has_uncacheable_kernel_name("a;" + std::string(129, 'k') + ";b"));
+  EXPECT_FALSE(has_uncacheable_kernel_name("a;" + std::string(128, 'k') + std::string(1, '\0') + "zzz"));
 }
