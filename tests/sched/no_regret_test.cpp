@@ -255,8 +255,8 @@ struct TwinLaunch {
 
 std::vector<bool> run_twins(uint64_t groups, int launches,
                             const std::function<std::vector<ChunkTiming>(Scheduler&, TwinLaunch&)>& run,
-                            double probe_seconds = 0) {
-  std::vector<DeviceInfo> devices(2, DeviceInfo{"gpu", true, 132, 1980});
+                            double probe_seconds = 0,
+                            std::vector<DeviceInfo> devices = std::vector<DeviceInfo>(2, DeviceInfo{"gpu", true, 132, 1980})) {
   // Explicit options: no warm-start store from the environment (a decision
   // stored by an earlier run would replace the first launches).
   std::unique_ptr<Scheduler> s = make_scheduler("auto", devices, SchedulerOptions{});
@@ -269,7 +269,7 @@ std::vector<bool> run_twins(uint64_t groups, int launches,
   for (int launch = 0; launch < launches; ++launch) {
     std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
     TwinLaunch l{launch, *plan, key, {}};
-    for (unsigned d = 0; d < 2; ++d)
+    for (unsigned d = 0; d < devices.size(); ++d)
       while (std::optional<Chunk> ch = plan->next(d)) l.chunks.push_back(*ch);
     split_at.push_back(l.split());
     s->report(key, run(*s, l));
@@ -325,6 +325,26 @@ TEST(NoRegret, TrustedTwinSplitWithoutGainGoesBackToWhole) {
   EXPECT_TRUE(split_at[1]) << "twins are tried";
   EXPECT_FALSE(split_at[2]);
   EXPECT_EQ(std::count(split_at.begin(), split_at.end(), true), 1);
+}
+
+// The same on a node of 4 twins and a CPU (nbody on 4 H100 + a Xeon split
+// 21 of 30 launches 25/25/25/25, 1.21x slower: a quarter of its 512 groups
+// takes as long as all of them, one wave either way). Probes of any size
+// take the whole time too; the CPU is 30x slower per group.
+TEST(NoRegret, OneWaveKernelOnFourTwinsAndACpuStaysWhole) {
+  std::vector<DeviceInfo> devices(4, DeviceInfo{"gpu", true, 132, 1980});
+  devices.push_back(DeviceInfo{"cpu", false, 64, 2000, true});
+  const uint64_t groups = 512;
+  const double wave = 3.6e-3;
+  auto seconds = [&](const Chunk& ch) {
+    return ch.device == 4 ? 30 * wave * double(ch.group_count) / double(groups) : wave;
+  };
+  std::vector<bool> split_at = run_twins(groups, 30, [&](Scheduler&, TwinLaunch& l) {
+    std::vector<ChunkTiming> timings;
+    for (const Chunk& ch : l.chunks) timings.push_back({ch, seconds(ch), 1e-6});
+    return timings;
+  }, wave, devices);
+  EXPECT_LE(std::count(split_at.begin(), split_at.end(), true), 2) << "launches split out of 30";
 }
 
 // A split the runtime declined (its data movement would not pay back) is
