@@ -15,7 +15,8 @@ struct Access {
   bool r, w, a;
 };
 
-std::vector<Access> accessOf(const std::string& source, const std::string& kernel) {
+// The analysis of each argument of `kernel` in `source` (empty on failure).
+std::vector<ArgAccess> analyzed(const std::string& source, const std::string& kernel) {
   cc::FrontendInput in{"access.cl", source, {}, "/usr/lib/llvm-16/lib/clang/16", ""};
   cc::FrontendOutput out = cc::runFrontend(in);
   EXPECT_TRUE(out.ok) << out.error << out.diagnostics;
@@ -24,23 +25,19 @@ std::vector<Access> accessOf(const std::string& source, const std::string& kerne
   const llvm::Function* f = out.module->getFunction(kernel);
   EXPECT_NE(f, nullptr);
   if (!f) return {};
+  return analyzeArgAccess(*f);
+}
+
+std::vector<Access> accessOf(const std::string& source, const std::string& kernel) {
   std::vector<Access> v;
-  for (const ArgAccess& a : analyzeArgAccess(*f)) v.push_back({a.reads, a.writes, a.atomics});
+  for (const ArgAccess& a : analyzed(source, kernel)) v.push_back({a.reads, a.writes, a.atomics});
   return v;
 }
 
 // The store unit of each argument (0: never written).
 std::vector<unsigned> storeUnits(const std::string& source, const std::string& kernel) {
-  cc::FrontendInput in{"units.cl", source, {}, "/usr/lib/llvm-16/lib/clang/16", ""};
-  cc::FrontendOutput out = cc::runFrontend(in);
-  EXPECT_TRUE(out.ok) << out.error << out.diagnostics;
-  if (!out.ok) return {};
-  cc::prepareModule(*out.module);
-  const llvm::Function* f = out.module->getFunction(kernel);
-  EXPECT_NE(f, nullptr);
-  if (!f) return {};
   std::vector<unsigned> v;
-  for (const ArgAccess& a : analyzeArgAccess(*f)) v.push_back(a.store_unit);
+  for (const ArgAccess& a : analyzed(source, kernel)) v.push_back(a.store_unit);
   return v;
 }
 

@@ -268,6 +268,15 @@ __kernel void scale(__global int* x, int f, int add) {
   x[i] = x[i] * f + add;
 })";
 
+// kScale's kernel over buffer m: x = x * f + add.
+cl_kernel scale_kernel(Cl& cl, cl_program p, cl_mem m, int f, int add) {
+  cl_kernel k = cl.kernel(p, "scale");
+  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
+  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  return k;
+}
+
 int rw(Cl& cl) {
   const int n = 2048;
   std::vector<int> host(n), out(n);
@@ -669,13 +678,9 @@ int usehost(Cl& cl) {
   const unsigned n = 1 << 12;
   std::vector<int> mine(n, 2), other(n, 1);
   cl_program p = cl.build(kScale);
-  cl_kernel k = cl.kernel(p, "scale");
   cl_mem m = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n * 4, mine.data());
   cl_mem o = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, other.data());
-  int f = 3, add = 1;
-  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
-  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
-  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  cl_kernel k = scale_kernel(cl, p, m, 3, 1);
   size_t global = n, local = 64;
   for (int i = 0; i < 3; ++i) CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
   CHECK(clFinish(cl.q));
@@ -701,12 +706,8 @@ int noevent(Cl& cl) {
   const int n = 1 << 12;
   std::vector<int> out(n, 1);
   cl_program p = cl.build(kScale);
-  cl_kernel k = cl.kernel(p, "scale");
   cl_mem m = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, out.data());
-  int f = 3, add = 1;
-  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
-  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
-  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  cl_kernel k = scale_kernel(cl, p, m, 3, 1);
   const bool keep = getenv("RT_APP_KEEP_EVENTS") != nullptr;
   size_t global = n, local = 64;
   for (int i = 0; i < 6; ++i) {
@@ -1130,12 +1131,8 @@ int biggroups(Cl& cl) {
   const unsigned n = 1 << 14;
   std::vector<int> out(n, 1);
   cl_program p = cl.build(kScale);
-  cl_kernel k = cl.kernel(p, "scale");
   cl_mem m = cl.buffer(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, out.data());
-  int f = 2, add = 3;
-  CHECK(clSetKernelArg(k, 0, sizeof m, &m));
-  CHECK(clSetKernelArg(k, 1, sizeof f, &f));
-  CHECK(clSetKernelArg(k, 2, sizeof add, &add));
+  cl_kernel k = scale_kernel(cl, p, m, 2, 3);
   size_t global = n, local = 256;
   for (int i = 0; i < 4; ++i)
     CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
