@@ -713,3 +713,27 @@ TEST(Preload, ALocalSizeTheAppsDeviceTakesIsNeverRefused) {
     }
   }
 }
+
+// A long run of split launches (a stencil with halos, a racy kernel merged
+// every launch, events kept and released, a load step moving the partition)
+// keeps the native output and flat host memory: at most 1 MB of growth from
+// the tenth of the run to its end (2000 iterations, 4000 launches, here;
+// scripts can run it longer with RT_APP_ITERS).
+TEST(Preload, SoakKeepsTheOutputAndFlatHostMemory) {
+  Env native_env = base_env(kTwoDevices);
+  native_env["RT_APP_ITERS"] = "2000";
+  auto native = run_child({RT_APP, "soak"}, native_env, 300);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  Env env = shim_env(kTwoDevices, true);
+  env["RT_APP_ITERS"] = "2000";
+  env["LIBSPLIT_SCHEDULER"] = "broyden";
+  env["LIBSPLIT_INJECT_SLOWDOWN"] = "1@1200*3";
+  env["LIBSPLIT_LOG"] = "0";
+  auto r = run_child({RT_APP, "soak"}, env, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, native.out) << r.err.substr(0, 2000);
+  const size_t at = r.err.find("resident growth KB ");
+  ASSERT_NE(at, std::string::npos) << r.err.substr(0, 2000);
+  const long growth = std::stol(r.err.substr(at + 19));
+  EXPECT_LT(growth, 1024) << "KB of host memory gained over 3600 launches";
+}

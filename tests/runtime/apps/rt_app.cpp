@@ -3,6 +3,7 @@
 // stdout byte for byte. Usage: rt_app <scenario>
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS  // clGetExtensionFunctionAddress
 #include <CL/cl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -1144,6 +1145,69 @@ int biggroups(Cl& cl) {
   return 0;
 }
 
+// Resident memory of this process, in KB.
+long resident_kb() {
+  long pages = 0, resident = 0;
+  if (FILE* f = fopen("/proc/self/statm", "r")) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+  }
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// A long iterative run: a stencil step (halos, owner computes), a racy
+// store to shared elements (a merge) and an event kept and released, every
+// iteration (RT_APP_ITERS, default 2000). Host memory growth from the 10th
+// percent of the run to its end goes to stderr as "resident growth KB"
+// (stdout stays comparable with the native run).
+int soak(Cl& cl) {
+  const int n = 4096, iters = getenv("RT_APP_ITERS") ? atoi(getenv("RT_APP_ITERS")) : 2000;
+  std::vector<float> a(n);
+  for (int i = 0; i < n; ++i) a[i] = (i % 17) * 1.0f;
+  cl_program p = cl.build(kStencil);
+  cl_kernel k = cl.kernel(p, "smooth");
+  cl_program rp = cl.build(kRacy);
+  cl_kernel rk = cl.kernel(rp, "racy");
+  cl_mem x = cl.buffer(CL_MEM_COPY_HOST_PTR, n * 4, a.data());
+  cl_mem y = cl.buffer(CL_MEM_READ_WRITE, n * 4);
+  cl_mem f = cl.buffer(CL_MEM_READ_WRITE, 8 * 4), d = cl.buffer(CL_MEM_READ_WRITE, 8 * 8),
+         c = cl.buffer(CL_MEM_READ_WRITE, 64);
+  const unsigned groups = 64;
+  CHECK(clSetKernelArg(k, 2, sizeof n, &n));
+  CHECK(clSetKernelArg(rk, 0, sizeof f, &f));
+  CHECK(clSetKernelArg(rk, 1, sizeof d, &d));
+  CHECK(clSetKernelArg(rk, 2, sizeof c, &c));
+  CHECK(clSetKernelArg(rk, 3, sizeof groups, &groups));
+  size_t global = n, local = 32, rglobal = groups * 16, rlocal = 16;
+  long start_kb = 0;
+  for (int it = 0; it < iters; ++it) {
+    if (it == iters / 10) start_kb = resident_kb();
+    CHECK(clSetKernelArg(k, 0, sizeof x, &x));
+    CHECK(clSetKernelArg(k, 1, sizeof y, &y));
+    cl_event e = nullptr;
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, it % 3 ? nullptr : &e));
+    CHECK(clEnqueueNDRangeKernel(cl.q, rk, 1, nullptr, &rglobal, &rlocal, 0, nullptr, nullptr));
+    if (e) {
+      CHECK(clWaitForEvents(1, &e));
+      clReleaseEvent(e);
+    }
+    std::swap(x, y);
+    if (it % 100 == 0) CHECK(clFinish(cl.q));
+  }
+  CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
+  fprintf(stderr, "resident growth KB %ld\n", resident_kb() - start_kb);
+  print("final", a);
+  std::vector<unsigned char> chars(64);
+  CHECK(clEnqueueReadBuffer(cl.q, c, CL_TRUE, 0, 64, chars.data(), 0, nullptr, nullptr));
+  print("chars", chars);
+  for (cl_mem m : {x, y, f, d, c}) clReleaseMemObject(m);
+  clReleaseKernel(k);
+  clReleaseKernel(rk);
+  clReleaseProgram(p);
+  clReleaseProgram(rp);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: rt_app <scenario>\n");
@@ -1169,6 +1233,7 @@ int main(int argc, char** argv) {
   if (s == "racy") return racy(cl);
   if (s == "usehost") return usehost(cl);
   if (s == "biggroups") return biggroups(cl);
+  if (s == "soak") return soak(cl);
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
   if (s == "noexec") return noexec(cl);
