@@ -321,6 +321,11 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // The runtime analyses with each device's own predefined macros; without
+  // them the regions printed here may differ from those it uses.
+  if (s.deviceMacroSets.empty() && (!s.reports.empty() || (s.outDir.empty() && !s.printSource && !s.printJson)))
+    std::cerr << "libsplit-cc: note: analysed with Clang's predefined OpenCL macros; the shim passes each "
+                 "device's own (--device-macros SPEC; LIBSPLIT_LOG=2 prints the sets it uses)\n";
   if (s.printSource) std::cout << r.partitionReady;
   if (s.printJson) std::cout << r.summaryJson;
   for (const auto& report : s.reports) report(r);

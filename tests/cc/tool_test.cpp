@@ -86,6 +86,17 @@ TEST_F(Tool, PrintModes) {
   EXPECT_NE(r.out.find("arg 1 out: global float* -- writes"), std::string::npos) << r.out;
 }
 
+// Regions printed without a device's macros may differ from those the shim
+// uses: the tool says which macros it analysed with.
+TEST_F(Tool, SaysWhichMacrosTheRegionsComeFrom) {
+  ToolRun r = run("--no-cache --regions '" + input + "' -- -DFACTOR=2.0f");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("analysed with Clang's predefined OpenCL macros"), std::string::npos) << r.err;
+  r = run("--no-cache --device-macros __OPENCL_VERSION__=300 --regions '" + input + "' -- -DFACTOR=2.0f");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err.find("predefined OpenCL macros"), std::string::npos) << r.err;
+}
+
 TEST_F(Tool, HelpDocumentsEveryOptionAndBadUsageIsExit2) {
   ToolRun r = run("--help");
   EXPECT_EQ(r.exitCode, 0);
