@@ -674,7 +674,7 @@ TEST(Preload, UseHostPtrMemoryIsCurrentAfterEveryWait) {
 TEST(Preload, ExitWithABuildInFlightNeitherWaitsNorCrashes) {
   Env native_env = base_env(kTwoDevices);
   native_env["RT_APP_ALL_DEVICES"] = "1";
-  native_env["RT_APP_REPS"] = "60000";
+  native_env["RT_APP_REPS"] = "120000";  // ~1 s: libsplit-cc and the helper start meanwhile, even under load
   auto t0 = std::chrono::steady_clock::now();
   auto native = run_child({RT_APP, "bench"}, native_env);
   const double native_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
