@@ -39,6 +39,7 @@ struct Settings {
   bool printTime = false;
   bool verbose = false;
   bool exitNow = false;  // --help / --version answered
+  bool printsRegions = false;  // the readable summary or --regions
   // Printers an option handler registers, run in order after a successful
   // compile (e.g. a --regions row pushes one). Any of them replaces the
   // default readable summary.
@@ -84,6 +85,7 @@ const Option kOptions[] = {
      [](Settings& s, const std::string&) { s.verbose = true; }},
     {"--regions", nullptr, "print the read/write region of every buffer argument, simplified (or unknown + why)",
      [](Settings& s, const std::string&) {
+       s.printsRegions = true;
        s.reports.push_back([](const cc::CompileResult& r) { trace::print_region_report(r.summary, std::cout); });
      }},
     {"--trace", nullptr, "print the program instrumented to record the bytes each buffer arg accesses",
@@ -323,7 +325,8 @@ int main(int argc, char** argv) {
   }
   // The runtime analyses with each device's own predefined macros; without
   // them the regions printed here may differ from those it uses.
-  if (s.deviceMacroSets.empty() && (!s.reports.empty() || (s.outDir.empty() && !s.printSource && !s.printJson)))
+  const bool readable = s.outDir.empty() && !s.printSource && !s.printJson && s.reports.empty();
+  if (s.deviceMacroSets.empty() && (s.printsRegions || readable))
     std::cerr << "libsplit-cc: note: analysed with Clang's predefined OpenCL macros; the shim passes each "
                  "device's own (--device-macros SPEC; LIBSPLIT_LOG=2 prints the sets it uses)\n";
   if (s.printSource) std::cout << r.partitionReady;
