@@ -246,7 +246,10 @@ std::vector<unsigned> merge_order(const std::vector<std::vector<ChunkRun>>& runs
 cl_int merge_copies(const Launch& L, BufferStore& s, const StoreUse& u, const std::vector<uint8_t>& before,
                     const std::vector<unsigned>& order, std::vector<uint64_t>& read_back, uint64_t* racy) {
   Runtime& rt = runtime();
-  UnitMerge merge(before.data(), s.shadow + u.hull.begin, u.hull.size(), u.unit);
+  // Units are counted from the hull's start, which another (read) argument
+  // of the store may have set: no wider than its alignment.
+  UnitMerge merge(before.data(), s.shadow + u.hull.begin, u.hull.size(),
+                  std::min(u.unit, alignment_of(u.hull.begin, 128)));
   std::vector<uint8_t> mine(u.hull.size());
   for (unsigned d : order) {
     cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE, u.hull.begin,
