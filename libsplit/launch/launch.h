@@ -126,6 +126,11 @@ bool device_takes_local_size(const LaunchSpec& spec, unsigned d);
 // lower one than the app's: an extra argument, more registers). Cached.
 bool kernel_takes_local_size(const Launch& L, cl_kernel dk, unsigned d);
 
+// Runs a launch the app enqueued (on the queue's worker, under the exec
+// lock): describe, plan, then whole, split or chunked; its arguments are
+// taken over.
+cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec, std::vector<ArgValue>&& args);
+
 // The stages.
 cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan);
 cl_int run_split(const Launch& L, sched::LaunchPlan& plan);

@@ -7,7 +7,7 @@
 
 #include "locality.h"
 #include "program_prep.h"
-#include "queue.h"
+#include "command_times.h"
 #include "real_api.h"
 
 #include <chrono>

@@ -11,7 +11,7 @@
 #include "indirect_regions.h"
 #include "locality.h"
 #include "program_prep.h"
-#include "queue.h"
+#include "command_times.h"
 #include "real_api.h"
 #include "reduction.h"
 #include "unit_merge.h"

@@ -8,7 +8,7 @@
 #include "completion.h"
 #include "image_data.h"
 #include "program_prep.h"
-#include "queue.h"
+#include "command_times.h"
 #include "real_api.h"
 
 #include <sstream>
