@@ -5,7 +5,7 @@
 #pragma once
 
 #include "interval_set.h"
-#include "program_source.h"
+#include "compile_unit.h"
 #include "libsplit/split_plan.h"
 #include "libsplit/summary.h"
 

@@ -6,6 +6,8 @@
 // header's text.
 #pragma once
 
+#include "compile_unit.h"
+
 #include <string>
 #include <vector>
 
@@ -31,10 +33,6 @@ std::string inline_includes(const std::string& source, const std::string& option
 // The units' other compile options (-cl-std, -cl-*-math, ...) are added to
 // *options once each. Units that collide (two static functions of one name)
 // make a source that does not build; the caller then links units instead.
-struct CompileUnit {
-  std::string source;  // self-contained (inline_includes)
-  std::string options;
-};
 std::string single_source(const std::vector<CompileUnit>& units, std::string* options);
 
 // The link options that are also build options (drops -create-library and
