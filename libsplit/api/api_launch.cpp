@@ -56,7 +56,8 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   const cl_ulong validate_start = timed ? now_ns() : 0;
   // Validated as the app's device validates it, with the app's own kernel:
   // devices (or partition-ready kernels) with lower limits are left out of
-  // the launch instead (local_size_fits). A minimum over every device
+  // the launch instead (launch.h device_takes_local_size,
+  // kernel_takes_local_size). A minimum over every device
   // refused launches the native runtime takes (particlefilter's 512 items
   // on NVIDIA: -54).
   const _cl_kernel::WorkGroupLimits limits = work_group_limits(k, q->device);

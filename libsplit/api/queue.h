@@ -1,7 +1,6 @@
 // The enqueue machinery shared by every clEnqueue* implementation.
 #pragma once
 
-#include "command_times.h"
 #include "objects.h"
 
 #include <functional>

@@ -16,8 +16,9 @@ namespace libsplit {
 class UnitMerge {
  public:
   // `out` holds the snapshot's `bytes` bytes on entry and the merge at the
-  // end; `unit` is taken as its largest power-of-two divisor up to 128; units are counted from `out`,
-  // which must be aligned to them (a trailing partial unit merges by byte).
+  // end; `unit` is taken as its largest power-of-two divisor up to 128;
+  // units are counted from `out`, which must be aligned to them (a trailing
+  // partial unit merges by byte).
   UnitMerge(const uint8_t* snapshot, uint8_t* out, size_t bytes, unsigned unit);
 
   // One device's copy, in increasing order of precedence: a unit it changed
@@ -31,8 +32,9 @@ class UnitMerge {
   unsigned unit() const { return unit_; }
 
  private:
+  // The units of W bytes in [begin, end) of `copy`.
   template <unsigned W>
-  void add_units(const uint8_t* copy, size_t units);
+  void add_units(const uint8_t* copy, size_t begin, size_t end);
 
   const uint8_t* snapshot_;
   uint8_t* out_;

@@ -432,12 +432,9 @@ double event_seconds(cl_event e, cl_ulong* start, cl_ulong* end) {
 bool device_takes_local_size(const LaunchSpec& spec, unsigned d) {
   if (spec.local_chosen) return true;
   const Device& dev = runtime().devices[d];
-  size_t product = 1;
-  for (unsigned i = 0; i < spec.dims; ++i) {
+  for (unsigned i = 0; i < spec.dims; ++i)
     if (spec.local[i] > dev.max_work_item_sizes[i]) return false;
-    product *= spec.local[i];
-  }
-  return product <= dev.max_work_group_size;
+  return spec.items_per_group() <= dev.max_work_group_size;
 }
 
 bool kernel_takes_local_size(const Launch& L, cl_kernel dk, unsigned d) {
@@ -455,9 +452,7 @@ bool kernel_takes_local_size(const Launch& L, cl_kernel dk, unsigned d) {
     std::lock_guard lock(L.kernel->mutex);
     L.kernel->device_wg_max[dk] = max;
   }
-  size_t product = 1;
-  for (unsigned i = 0; i < L.spec.dims; ++i) product *= L.spec.local[i];
-  return product <= max;
+  return L.spec.items_per_group() <= max;
 }
 
 }  // namespace libsplit

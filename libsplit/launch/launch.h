@@ -38,6 +38,11 @@ struct LaunchSpec {
   // The app gave no local size (nor does the kernel require one): `local`
   // is libsplit's choice, needed only to cut the launch into slices.
   bool local_chosen = false;
+  size_t items_per_group() const {
+    size_t n = 1;
+    for (unsigned d = 0; d < dims; ++d) n *= local[d];
+    return n;
+  }
 };
 
 // One app buffer argument of the launch.

@@ -5,9 +5,9 @@
 // merge can be needed; the written bytes are marked at the end.
 #include "launch.h"
 
+#include "command_times.h"
 #include "locality.h"
 #include "program_prep.h"
-#include "command_times.h"
 #include "real_api.h"
 
 #include <chrono>

@@ -10,7 +10,6 @@
 #include "launch.h"
 
 #include "completion.h"
-
 #include "indirect_regions.h"
 #include "program_prep.h"
 #include "real_api.h"

@@ -8,17 +8,18 @@
 // after the launch.
 #include "launch.h"
 
+#include "command_times.h"
 #include "indirect_regions.h"
 #include "locality.h"
 #include "program_prep.h"
-#include "command_times.h"
 #include "real_api.h"
 #include "reduction.h"
 #include "unit_merge.h"
+#include "sched/warm_start.h"
 
 #include <algorithm>
-#include <set>
 #include <chrono>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -222,10 +223,7 @@ void charge_host_overhead(std::vector<sched::ChunkTiming>& timings, double host_
 // lock, like every launch).
 bool first_split_of_shape(const sched::LaunchKey& k) {
   static std::set<std::string> seen;
-  std::string name = k.kernel + "/" + std::to_string(k.dims) + "/" + std::to_string(k.split_dim) + "/" +
-                     std::to_string(k.home);
-  for (unsigned d = 0; d < 3; ++d) name += "/" + std::to_string(k.global[d]) + "x" + std::to_string(k.local[d]);
-  return seen.insert(std::move(name)).second;
+  return seen.insert(sched::describe(k) + " home=" + std::to_string(k.home)).second;
 }
 
 // The used devices in increasing order of the highest work-group they ran:

@@ -5,10 +5,10 @@
 // transfer unless the device lacks the data.
 #include "launch.h"
 
+#include "command_times.h"
 #include "completion.h"
 #include "image_data.h"
 #include "program_prep.h"
-#include "command_times.h"
 #include "real_api.h"
 
 #include <sstream>

@@ -24,7 +24,7 @@ bool running_command_observed() { return t_running && ref_count(t_running) > 1; 
 namespace {
 
 // host clock - device profiling clock, in ns: from the device timer, else
-// (PoCL 3.1 has none, and its profiling clock is not the host's) from a
+// (a driver without one, whose profiling clock is not the host's) from a
 // marker's END bracketed by host times (the tightest of a few tries).
 int64_t measure_device_offset(unsigned device) {
   const Device& dev = runtime().devices[device];
@@ -32,7 +32,7 @@ int64_t measure_device_offset(unsigned device) {
   cl_ulong before = now_ns();
   cl_int err = dev.cl_version >= 21 && !fault_injected("no_device_timer")
                    ? real().clGetDeviceAndHostTimer(dev.id, &device_now, &host_now)
-                                    : CL_INVALID_OPERATION;
+                   : CL_INVALID_OPERATION;
   cl_ulong after = now_ns();
   if (err == CL_SUCCESS && device_now) return static_cast<int64_t>(before / 2 + after / 2 - device_now);
   check_may_wait("measuring a device clock with a marker");
@@ -55,10 +55,6 @@ int64_t measure_device_offset(unsigned device) {
   return best;
 }
 
-}  // namespace
-
-namespace {
-
 // Offset host - device per device, measured once with the device timer (or
 // a marker); read without a lock afterwards (profiled apps convert a few
 // times per launch: a mutex and a map lookup each time showed in the
@@ -75,6 +71,12 @@ DeviceOffset& device_offset(unsigned device) {
 
 }  // namespace
 
+std::optional<cl_ulong> measured_device_to_host_ns(unsigned device, cl_ulong device_ns) {
+  const DeviceOffset& o = device_offset(device);
+  if (!o.known.load(std::memory_order_acquire)) return std::nullopt;
+  return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + o.value);
+}
+
 cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns) {
   static std::mutex mutex;
   DeviceOffset& o = device_offset(device);
@@ -85,13 +87,7 @@ cl_ulong device_to_host_ns(unsigned device, cl_ulong device_ns) {
       o.known.store(true, std::memory_order_release);
     }
   }
-  return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + o.value);
-}
-
-std::optional<cl_ulong> measured_device_to_host_ns(unsigned device, cl_ulong device_ns) {
-  const DeviceOffset& o = device_offset(device);
-  if (!o.known.load(std::memory_order_acquire)) return std::nullopt;
-  return static_cast<cl_ulong>(static_cast<int64_t>(device_ns) + o.value);
+  return *measured_device_to_host_ns(device, device_ns);
 }
 
 void report_device_span(unsigned device, cl_ulong device_start, cl_ulong device_end) {

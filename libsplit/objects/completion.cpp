@@ -4,9 +4,9 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <atomic>
 #include <memory>
 #include <vector>
 

@@ -1,7 +1,6 @@
 #include "objects.h"
 
 #include "app_host_memory.h"
-
 #include "deferred_writes.h"
 #include "device_kernel_args.h"
 #include "real_api.h"

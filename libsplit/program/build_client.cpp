@@ -6,13 +6,7 @@
 #include "real_api.h"
 #include "runtime.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace libsplit {
 
@@ -32,13 +26,6 @@ long index_in(T x, List list) {
   if (list(n, all.data(), nullptr) != CL_SUCCESS) return -1;
   auto it = std::find(all.begin(), all.end(), x);
   return it == all.end() ? -1 : long(it - all.begin());
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
 }
 
 }  // namespace
@@ -70,31 +57,22 @@ HelperBuild build_in_helper(unsigned slot, const std::vector<cl_device_id>& ids,
     words.push_back("--device");
     words.push_back(std::to_string(d));
   }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/libsplit-build-XXXXXX";
-  if (!mkdtemp(dir.data())) return out;
-  const std::string input = dir + "/input.cl", log = dir + "/build.log";
-  {
-    std::ofstream f(input, std::ios::binary);
-    f << source;
-  }
+  HelperDir dir("libsplit-build");
+  if (!dir.ok() || !dir.write("input.cl", source)) return out;
   words.insert(words.end(), {"--dir", device_binaries_dir(), "--options", options});
   if (fault_injected("slow_build")) words.insert(words.end(), {"--delay-ms", std::to_string(kSlowBuildMs)});
-  words.push_back(input);
+  words.push_back(dir.file("input.cl"));
   // The driver is named by its library, loaded for sure through
   // OCL_ICD_FILENAMES: an ICD loader on the GPU node cut the app's
   // OCL_ICD_FILENAMES at its first ':' in place, so a helper given the app's
   // environment as it is saw PoCL only.
-  const ChildExit done = run_helper(std::move(words), log, {"OCL_ICD_FILENAMES=" + driver});
+  const ChildExit done = run_helper(std::move(words), dir.file("build.log"), {"OCL_ICD_FILENAMES=" + driver});
   if (done.exited && done.status == 0) out.result = HelperBuild::Stored;
   else if (done.exited && done.status == 3) out.result = HelperBuild::Failed;
-  out.log = read_text(log);
+  out.log = dir.read("build.log").value_or("");
   if (out.result == HelperBuild::Unavailable && !out.log.empty())
     log_line(2, "preparation: libsplit-build did not store binaries (" +
                     out.log.substr(0, rt.controls.log >= 3 ? 4000 : 300) + ")");
-  unlink(input.c_str());
-  unlink(log.c_str());
-  rmdir(dir.c_str());
   return out;
 }
 

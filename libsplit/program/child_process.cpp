@@ -7,11 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 extern char** environ;
 
@@ -109,6 +112,38 @@ ChildExit run_helper(std::vector<std::string> words, const std::string& log, con
   out.exited = WIFEXITED(status);
   out.status = out.exited ? WEXITSTATUS(status) : -1;
   return out;
+}
+
+HelperDir::HelperDir(const std::string& prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+  if (mkdtemp(templ.data())) path_ = templ;
+}
+
+HelperDir::~HelperDir() {
+  if (!ok()) return;
+  for (const std::string& f : files_) unlink(f.c_str());
+  rmdir(path_.c_str());
+}
+
+std::string HelperDir::file(const std::string& name) {
+  std::string p = path_ + "/" + name;
+  if (std::find(files_.begin(), files_.end(), p) == files_.end()) files_.push_back(p);
+  return p;
+}
+
+bool HelperDir::write(const std::string& name, const std::string& bytes) {
+  std::ofstream out(file(name), std::ios::binary);
+  out << bytes;
+  return static_cast<bool>(out);
+}
+
+std::optional<std::string> HelperDir::read(const std::string& name) {
+  std::ifstream in(file(name), std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
 }
 
 unsigned stop_helpers() {

@@ -5,6 +5,7 @@
 // process).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,28 @@ struct ChildExit {
 // environment with `env` ("NAME=VALUE") set; returns when it ends.
 ChildExit run_helper(std::vector<std::string> argv, const std::string& log,
                      const std::vector<std::string>& env = {});
+
+// A private temporary directory for one helper run (under $TMPDIR, else
+// /tmp) where its input, output and log go; removed with every file named
+// through it when this goes.
+class HelperDir {
+ public:
+  explicit HelperDir(const std::string& prefix);
+  ~HelperDir();
+  HelperDir(const HelperDir&) = delete;
+  HelperDir& operator=(const HelperDir&) = delete;
+  bool ok() const { return !path_.empty(); }
+  const std::string& path() const { return path_; }
+  // The path of file `name` in it (removed at the end).
+  std::string file(const std::string& name);
+  bool write(const std::string& name, const std::string& bytes);
+  // The file's bytes; nullopt when it cannot be read.
+  std::optional<std::string> read(const std::string& name);
+
+ private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
 
 // Kills every helper being waited for (the app is exiting); how many.
 unsigned stop_helpers();

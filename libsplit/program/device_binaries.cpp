@@ -8,17 +8,10 @@
 
 #include <fstream>
 #include <iterator>
-#include <sstream>
 
 namespace libsplit {
 
-namespace {
-
-std::string directory() { return cache_dir(runtime().controls.cache_dir) + "/device-binaries"; }
-
-}  // namespace
-
-std::string device_binaries_dir() { return directory(); }
+std::string device_binaries_dir() { return cache_dir(runtime().controls.cache_dir) + "/device-binaries"; }
 
 std::string device_binary_key(const std::string& source, const std::string& options,
                               const std::vector<cl_device_id>& devices) {
@@ -29,12 +22,12 @@ std::string device_binary_key(const std::string& source, const std::string& opti
 }
 
 bool has_device_binaries(const std::string& key) {
-  return std::ifstream(directory() + "/" + key).good();
+  return std::ifstream(device_binaries_dir() + "/" + key).good();
 }
 
 std::optional<std::vector<std::vector<unsigned char>>> load_device_binaries(const std::string& key,
                                                                             size_t devices) {
-  std::ifstream in(directory() + "/" + key, std::ios::binary);
+  std::ifstream in(device_binaries_dir() + "/" + key, std::ios::binary);
   if (!in) return std::nullopt;
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return decode_device_binaries(bytes, key, devices);
@@ -47,7 +40,7 @@ void store_device_binaries(const std::string& key, cl_program built, size_t devi
     return;
   }
   std::string why;
-  if (!write_private_file(directory(), key, encode_device_binaries(key, *bins), &why))
+  if (!write_private_file(device_binaries_dir(), key, encode_device_binaries(key, *bins), &why))
     log_line(1, "device binaries not cached: " + why);
 }
 
