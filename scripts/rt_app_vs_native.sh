@@ -11,6 +11,7 @@
 #   (defaults: .devpack, 0 = the loader's first platform, all devices; every
 #   difference and failure is kept in DIFF_DIR when given)
 set -uo pipefail
+. "$(dirname "$0")/shim_modes.sh"
 pack=${1:-.devpack}
 export RT_APP_PLATFORM=${2:-0}
 split_devices=${3:-}
@@ -41,13 +42,14 @@ for s in $scenarios; do
     echo "| $s | native fails | | | |"
     continue
   fi
-  base=(LD_PRELOAD="$shim" LIBSPLIT_CACHE_DIR="$work/cache")
-  d=$(run default "$s" "${base[@]}")
-  f=$(run split "$s" "${base[@]}" LIBSPLIT_WHOLE=0 LIBSPLIT_SYNC_PREPARE=1 LIBSPLIT_SCHEDULER=uniform \
-        LIBSPLIT_HOST_DEVICES=all ${split_devices:+LIBSPLIT_DEVICES=$split_devices})
-  l=$(run log1 "$s" "${base[@]}" LIBSPLIT_LOG=1 LIBSPLIT_INJECT_FAULTS=check_callbacks)
-  t=$(run trace "$s" "${base[@]}" LIBSPLIT_TRACE="$work/trace.csv" LIBSPLIT_INJECT_FAULTS=no_device_timer,check_callbacks)
-  echo "| $s | $d | $f | $l | $t |"
+  row="| $s"
+  for mode in default split log trace; do
+    env=(LD_PRELOAD="$shim" LIBSPLIT_CACHE_DIR="$work/cache")
+    mapfile -t -O ${#env[@]} env < <(shim_mode_env "$mode" "$work/trace.csv")
+    [ "$mode" = split ] && env+=(LIBSPLIT_HOST_DEVICES=all ${split_devices:+LIBSPLIT_DEVICES=$split_devices})
+    row+=" | $(run "$mode" "$s" "${env[@]}")"
+  done
+  echo "$row |"
 done
 [ -f "$work/last-diff.txt" ] && { echo "last difference:"; cat "$work/last-diff.txt"; }
 [ -f "$work/last-failure.txt" ] && { echo "last failure:"; tail -5 "$work/last-failure.txt"; }

@@ -6,6 +6,7 @@
 # numbers blanked) and the exit status, within the timeout.
 # usage: clpeak_case.sh SHIM   (exit 77: clpeak not installed)
 set -uo pipefail
+. "$(dirname "$0")/../../scripts/shim_modes.sh"
 shim=$(realpath -e "$1") || { echo "FAIL: shim $1 not found"; exit 1; }
 command -v clpeak >/dev/null || { echo "SKIP: clpeak is not installed (scripts/install-deps.sh installs it)"; exit 77; }
 per_run=${LIBSPLIT_THIRDPARTY_TIMEOUT:-180}
@@ -17,8 +18,7 @@ timeout -k 5 "$per_run" clpeak "${tests[@]}" > "$tmp/native.out" 2>&1 || { echo 
 status=0
 for mode in log trace; do
   env=(LD_PRELOAD="$shim" LIBSPLIT_CACHE_DIR="$tmp/cache" LIBSPLIT_HOST_DEVICES=all)
-  if [ $mode = log ]; then env+=(LIBSPLIT_LOG=1 LIBSPLIT_INJECT_FAULTS=check_callbacks)
-  else env+=(LIBSPLIT_TRACE="$tmp/trace.csv" LIBSPLIT_INJECT_FAULTS=no_device_timer,check_callbacks); fi
+  mapfile -t -O ${#env[@]} env < <(shim_mode_env "$mode" "$tmp/trace.csv")
   rc=0
   env "${env[@]}" timeout -k 5 "$per_run" clpeak "${tests[@]}" > "$tmp/$mode.out" 2> "$tmp/$mode.err" || rc=$?
   if [ $rc -ne 0 ]; then

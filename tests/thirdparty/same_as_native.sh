@@ -7,6 +7,7 @@
 # native run's byte for byte; exit status 0 everywhere.
 # usage: same_as_native.sh SHIM PROGRAM ARGS...   (exit 77: PROGRAM missing)
 set -uo pipefail
+. "$(dirname "$0")/../../scripts/shim_modes.sh"
 shim=$(realpath -e "$1") || { echo "FAIL: shim $1 not found"; exit 1; }
 shift
 command -v "$1" >/dev/null 2>&1 || [ -x "$1" ] || { echo "SKIP: $1 is not installed"; exit 77; }
@@ -18,11 +19,7 @@ timeout -k 5 "$per_run" "$@" > "$tmp/native.out" 2> "$tmp/native.err" || {
 status=0
 for mode in default split log trace; do
   env=(LD_PRELOAD="$shim" LIBSPLIT_CACHE_DIR="$tmp/cache-$mode" LIBSPLIT_HOST_DEVICES=all)
-  case $mode in
-    split) env+=(LIBSPLIT_SCHEDULER=uniform LIBSPLIT_WHOLE=0 LIBSPLIT_SYNC_PREPARE=1) ;;
-    log) env+=(LIBSPLIT_LOG=1 LIBSPLIT_INJECT_FAULTS=check_callbacks) ;;
-    trace) env+=(LIBSPLIT_TRACE="$tmp/trace.csv" LIBSPLIT_INJECT_FAULTS=no_device_timer,check_callbacks) ;;
-  esac
+  mapfile -t -O ${#env[@]} env < <(shim_mode_env "$mode" "$tmp/trace.csv")
   rc=0
   env "${env[@]}" timeout -k 5 "$per_run" "$@" > "$tmp/$mode.out" 2> "$tmp/$mode.err" || rc=$?
   if [ $rc -ne 0 ]; then
