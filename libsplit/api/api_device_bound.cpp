@@ -245,6 +245,7 @@ cl_int clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK* fn)(void*), v
         where = m->image->shadow;
       } else {
         if (cl_int err = ensure_host(*m->store, root_range(m, 0, m->size))) return err;
+        before_shadow_change(*m->store, root_range(m, 0, m->size));
         where = m->store->shadow + m->origin;
       }
       std::memcpy(copy.data() + offsets[i], &where, sizeof where);

@@ -259,6 +259,7 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
     if (blocking && m->store->owned &&
         write_device_only(*m->store, q->home, r, ptr) == CL_SUCCESS)
       return CL_SUCCESS;
+    before_shadow_change(*m->store, r);
     std::memmove(m->store->shadow + r.begin, ptr, size);
     wrote_host(*m->store, r);
     // On to the queue's device at once, as the native runtime does: a launch
@@ -329,6 +330,7 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue q, cl_mem m, cl_bool blocking,
     (void)hold;
     Range span = root_range(m, b.first(), b.end() - b.first());
     if (cl_int err = ensure_host(*m->store, span)) return err;
+    before_shadow_change(*m->store, span);
     copy_rect(m->store->shadow + m->origin, b, static_cast<const uint8_t*>(ptr), h);
     wrote_host(*m->store, span);
     return CL_SUCCESS;
@@ -352,6 +354,7 @@ cl_int clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst, size_t sr
   return enqueue(q, CL_COMMAND_COPY_BUFFER, n, waits, ev, false, [=] {
     (void)hold;
     if (cl_int err = ensure_host(*src->store, rs)) return err;
+    before_shadow_change(*dst->store, rd);
     std::memmove(dst->store->shadow + rd.begin, src->store->shadow + rs.begin, size);
     wrote_host(*dst->store, rd);
     return CL_SUCCESS;
@@ -381,6 +384,7 @@ cl_int clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem dst, const
     (void)hold;
     if (cl_int err = ensure_host(*src->store, rs)) return err;
     if (cl_int err = ensure_host(*dst->store, rd)) return err;
+    before_shadow_change(*dst->store, rd);
     copy_rect(dst->store->shadow + dst->origin, d, src->store->shadow + src->origin, s);
     wrote_host(*dst->store, rd);
     return CL_SUCCESS;
@@ -403,6 +407,7 @@ cl_int clEnqueueFillBuffer(cl_command_queue q, cl_mem m, const void* pattern, si
   return enqueue(q, CL_COMMAND_FILL_BUFFER, n, waits, ev, false, [=] {
     (void)hold;
     Range r = root_range(m, offset, size);
+    before_shadow_change(*m->store, r);
     for (uint64_t p = r.begin; p < r.end; p += pat.size())
       std::memcpy(m->store->shadow + p, pat.data(), pat.size());
     wrote_host(*m->store, r);
@@ -439,6 +444,8 @@ void* clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, cl_map_
   hold->add(m);
   cl_int err = enqueue(q, CL_COMMAND_MAP_BUFFER, n, waits, ev, blocking, [=] {
     (void)hold;
+    // The app writes through the pointer once the map returns.
+    if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) before_shadow_change(*m->store, r);
     if (flags & CL_MAP_WRITE_INVALIDATE_REGION) {
       wrote_host(*m->store, r);  // contents undefined: no fetch
       return CL_SUCCESS;

@@ -5,6 +5,7 @@
 // would be registered). So libsplit runs its end-of-process work when main
 // returns (wrapping main through __libc_start_main) or when the app calls
 // exit(): both happen while every library is still whole.
+#include "launch.h"
 #include "program_prep.h"
 
 #include <dlfcn.h>
@@ -19,6 +20,7 @@ MainFn g_app_main = nullptr;
 int main_then_finish(int argc, char** argv, char** envp) {
   int status = g_app_main(argc, argv, envp);
   libsplit::before_exit();
+  libsplit::report_pending_launches();
   return status;
 }
 
@@ -39,6 +41,7 @@ __attribute__((visibility("default"), noreturn)) void exit(int status) {
   using ExitFn = void (*)(int);
   static auto real_exit = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "exit"));
   libsplit::before_exit();
+  libsplit::report_pending_launches();
   real_exit(status);
   __builtin_unreachable();
 }

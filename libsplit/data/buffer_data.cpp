@@ -76,7 +76,11 @@ cl_int read_from_devices(BufferStore& s, Range r, IntervalSet& have,
 
 cl_int ensure_host(BufferStore& s, Range r, TransferStats* stats) {
   if (s.host_valid.covers(r)) return CL_SUCCESS;
-  if (cl_int err = read_from_devices(s, r, s.host_valid, [&](const Range& p) { return s.shadow + p.begin; },
+  if (cl_int err = read_from_devices(s, r, s.host_valid,
+                                     [&](const Range& p) {
+                                       before_shadow_change(s, p);
+                                       return s.shadow + p.begin;
+                                     },
                                      stats, "read back"))
     return err;
   // Bytes valid nowhere (never written) keep the shadow's contents.
@@ -125,9 +129,11 @@ cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* st
   cl_command_queue q = runtime().devices[device].queue;
   for (const Range& m : missing) {
     if ((err = ensure_host(s, m, stats))) return err;
+    cl_event reading = nullptr;
     err = real().clEnqueueWriteBuffer(q, mem, CL_FALSE, m.begin, m.size(), s.shadow + m.begin, 0,
-                                      nullptr, nullptr);
+                                      nullptr, &reading);
     if (err != CL_SUCCESS) return err;
+    note_shadow_reader(s, m, reading);
     s.dev_valid[device].add(m);
     if (stats) stats->bytes_to_device += m.size();
     if (runtime().controls.log >= 2)

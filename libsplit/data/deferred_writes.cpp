@@ -158,6 +158,7 @@ void deferred_write(BufferStore& s, uint64_t begin, const void* ptr, size_t size
   uintptr_t first = (src + g_page - 1) & ~(g_page - 1);
   uintptr_t last = (src + size) & ~(g_page - 1);
   uint8_t* dst = s.shadow + begin;
+  before_shadow_change(s, Range{begin, begin + size});
   // Earlier pending writes into the same bytes, or from the same pages (whose
   // protection this write would otherwise take over), go first.
   for (Entry& e : g_table) {

@@ -154,6 +154,10 @@ void start_probes(const Launch& L, std::shared_ptr<StagedProbes> staged);
 void post_report(const sched::LaunchKey& key, std::vector<sched::ChunkTiming> timings);
 void post_probe_report(const sched::LaunchKey& key, const sched::ChunkTiming& timing);
 void deliver_reports();
+// At the app's end: the launches whose measurements are still pending
+// (asynchronous splits) are waited for and reported (scheduler, warm start,
+// log and trace).
+void report_pending_launches();
 // A whole launch measured without a driver callback: its native event (one
 // reference taken over) is polled by deliver_reports() until it completes.
 // Launch thread only (under the exec lock).

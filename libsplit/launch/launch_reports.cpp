@@ -5,6 +5,7 @@
 #include "launch.h"
 
 #include "real_api.h"
+#include "split_outcome.h"
 
 #include <atomic>
 #include <deque>
@@ -79,6 +80,7 @@ void post_probe_report(const sched::LaunchKey& key, const sched::ChunkTiming& ti
 }
 
 void deliver_reports() {
+  harvest_split_reports(/*wait=*/false);
   sched::Scheduler& scheduler = *runtime().scheduler;
   if (!g_any_posted.load(std::memory_order_acquire)) {
     if (!g_watched.empty()) harvest_watched(scheduler);
@@ -95,6 +97,18 @@ void deliver_reports() {
     if (p.probe) scheduler.report_probe(p.key, p.timings.front());
     else scheduler.report(p.key, p.timings);
   }
+}
+
+void report_pending_launches() {
+  Runtime* rt = runtime_if_started();
+  if (!rt || !rt->splitting) return;
+  // An app that exits from a thread while another of its threads is inside
+  // a libsplit call keeps the lock: its last reports are then only lost
+  // measurements, never a hang at exit.
+  std::unique_lock exec(rt->exec_mutex, std::try_to_lock);
+  if (!exec.owns_lock()) return;
+  harvest_split_reports(/*wait=*/true);
+  deliver_reports();
 }
 
 }  // namespace libsplit

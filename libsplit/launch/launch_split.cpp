@@ -9,11 +9,13 @@
 #include "launch.h"
 
 #include "command_times.h"
+#include "completion.h"
 #include "indirect_regions.h"
 #include "locality.h"
 #include "program_prep.h"
 #include "real_api.h"
 #include "reduction.h"
+#include "split_outcome.h"
 #include "unit_merge.h"
 #include "sched/warm_start.h"
 
@@ -26,13 +28,6 @@
 namespace libsplit {
 
 namespace {
-
-struct ChunkRun {
-  sched::Chunk chunk;
-  cl_event event = nullptr;
-  double seconds = 0;
-  cl_ulong start = 0, end = 0;
-};
 
 // What a launch does to one root store.
 struct StoreUse {
@@ -184,6 +179,7 @@ cl_int fill_identity(BufferStore& s, const StoreUse& u, unsigned d) {
 cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsigned>& used,
                       std::vector<uint64_t>& read_back) {
   Runtime& rt = runtime();
+  before_shadow_change(s, u.hull);
   uint8_t* out = s.shadow + u.hull.begin;
   cl_int err = real().clEnqueueReadBuffer(rt.devices[u.first].queue, s.dev_mem[u.first], CL_TRUE,
                                           u.hull.begin, u.hull.size(), out, 0, nullptr, nullptr);
@@ -200,23 +196,6 @@ cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsig
   }
   wrote_host(s, u.hull);
   return CL_SUCCESS;
-}
-
-// What the split launch cost the app beyond its busiest device (gathering
-// on the host, waiting for each device, merging), added to every device's
-// first timing: the scheduler compares a split's makespan with the whole
-// launch's kernel time, and on 4 H100 nbody's quarter launches, about as
-// long as the whole one (one wave), split at a loss of 0.8 ms a launch.
-void charge_host_overhead(std::vector<sched::ChunkTiming>& timings, double host_seconds) {
-  std::map<unsigned, double> busy;
-  for (const sched::ChunkTiming& t : timings) busy[t.chunk.device] += t.seconds + t.transfer_seconds;
-  double busiest = 0;
-  for (const auto& [d, b] : busy) busiest = std::max(busiest, b);
-  const double overhead = host_seconds - busiest;
-  if (!(overhead > 0)) return;
-  std::set<unsigned> charged;
-  for (sched::ChunkTiming& t : timings)
-    if (charged.insert(t.chunk.device).second) t.transfer_seconds += overhead;
 }
 
 // Whether this is the first split launch of the key's shape (under the exec
@@ -246,6 +225,7 @@ cl_int merge_copies(const Launch& L, BufferStore& s, const StoreUse& u, const st
   Runtime& rt = runtime();
   // Units are counted from the hull's start, which another (read) argument
   // of the store may have set: no wider than its alignment.
+  before_shadow_change(s, u.hull);
   UnitMerge merge(before.data(), s.shadow + u.hull.begin, u.hull.size(),
                   std::min(u.unit, alignment_of(u.hull.begin, 128)));
   std::vector<uint8_t> mine(u.hull.size());
@@ -326,12 +306,29 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       return run_whole(L, L.queue->home, &plan);
     }
   }
-  // The host's time in this split launch, start to merge: unlike a whole
-  // launch, which returns at once and pipelines on its device, a split
-  // launch keeps the app waiting until its last device is done.
+  // The host's time in this split launch: its enqueue, or, where it must
+  // wait for its sub-kernels (merge, reduction), start to merge.
   const cl_ulong host_start = now_ns();
   std::map<BufferStore*, StoreUse> stores = store_uses(L, runs, used, ndev);
   const std::string& name = L.kernel->name;
+  auto o = std::make_unique<SplitOutcome>();
+  o->key = L.key, o->id = L.id, o->kernel = name, o->dim = L.dim, o->total_groups = L.total_groups;
+  o->used = used;
+  o->write_begin.assign(ndev, nullptr), o->write_end.assign(ndev, nullptr);
+  o->moved.resize(ndev), o->gather_seconds_per_device.assign(ndev, 0), o->predicted.assign(ndev, 0);
+  o->slowdown.assign(ndev, 1), o->transfer_seconds.assign(ndev, 0), o->read_back.assign(ndev, 0);
+  bool slowed = false;
+  for (unsigned d : used) {
+    o->predicted[d] = plan.predicted_seconds(d);
+    o->slowdown[d] = injected_slowdown(d, L.id, name);
+    slowed |= o->slowdown[d] != 1.0;
+  }
+  bool host_after = false;  // merged or combined on the host once the sub-kernels are done
+  for (const auto& [s, u] : stores) host_after |= u.merge || u.reduction;
+  // LIBSPLIT_INJECT_SLOWDOWN stretches the launch by waiting.
+  const bool async = rt.controls.async_splits && !host_after && !slowed;
+  // A profiled app queue's event gets its device times from the sub-kernels.
+  const bool profiled = (L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed();
 
   // Stage: merged stores keep a snapshot; every byte a device lacks is first
   // gathered on the host (reading from the other devices while they are
@@ -346,36 +343,38 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
     snapshots[s].assign(s->shadow + u.hull.begin, s->shadow + u.hull.end);
     for (unsigned d : used) u.needed[d].add(u.hull);
   }
-  std::vector<double> transfer_seconds(ndev, 0);
-  std::vector<TransferStats> moved(ndev);
-  std::vector<double> gather_per_device(ndev, 0);
-  double gather_seconds = 0;
   {
     cl_ulong t0 = now_ns();
     for (unsigned d : used) {
       cl_ulong d0 = now_ns();
       for (auto& [s, u] : stores)
         for (const Range& r : u.needed[d].ranges())
-          if (cl_int err = stage_for_device(*s, d, r, &moved[d])) return err;
-      gather_per_device[d] = (now_ns() - d0) * 1e-9;
+          if (cl_int err = stage_for_device(*s, d, r, &o->moved[d])) return err;
+      o->gather_seconds_per_device[d] = (now_ns() - d0) * 1e-9;
     }
     cl_ulong t1 = now_ns();
-    gather_seconds = (t1 - t0) * 1e-9;
+    o->gather_seconds = (t1 - t0) * 1e-9;
     if (t1 - t0 > 20000) rt.tracer->span("gather " + name, "transfer", 0, t0, t1);
   }
 
   // Run: per device, its writes then its sub-launches; devices overlap.
-  std::vector<cl_event> write_begin(ndev, nullptr), write_end(ndev, nullptr);
   for (unsigned d : used) {
     cl_int err = CL_SUCCESS;
     cl_command_queue dq = rt.devices[d].queue;
-    real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_begin[d]);
+    // Markers around the writes time them; a device that lacks nothing
+    // (the usual launch once owner computes has settled) gets none.
+    bool writes = false;
+    for (auto& [s, u] : stores) {
+      writes |= u.reduction && d != u.first;
+      for (const Range& r : u.needed[d].ranges()) writes |= !device_holds(*s, d, r);
+    }
+    if (writes) real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &o->write_begin[d]);
     for (auto& [s, u] : stores) {
       for (const Range& r : u.needed[d].ranges())
-        if ((err = ensure_device(*s, d, r, &moved[d]))) return err;
+        if ((err = ensure_device(*s, d, r, &o->moved[d]))) return err;
       if (u.reduction && d != u.first && (err = fill_identity(*s, u, d))) return err;
     }
-    real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &write_end[d]);
+    if (writes) real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &o->write_end[d]);
     cl_kernel dk = device_kernel(L.kernel, d, &err);
     if (!dk) return err;
     if ((err = set_device_args(dk, L.args, d))) return err;
@@ -383,40 +382,75 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       if ((err = launch_chunk(dq, dk, L, r.chunk, &r.event))) return err;
     real().clFlush(dq);
   }
+  {
+    std::vector<sched::Chunk> chunks;
+    for (unsigned d : used)
+      for (const ChunkRun& r : runs[d]) chunks.push_back(r.chunk);
+    o->record = record_split_partition(L, chunks);
+  }
+  o->first_split = first_split_of_shape(L.key);
+  if (locality.find("-> joint partition") != std::string::npos) o->notes += " | joint partition of the cycle (owner computes)";
+  else if (locality.find("-> plan") == std::string::npos && !locality.empty()) o->notes += " | kept partition (owner computes)";
+
+  if (async) {
+    // Nothing to do on the host after the sub-kernels: the written bytes
+    // live where they were written from now on (every later command that
+    // reads them goes through the writer's in-order queue), and the app's
+    // event completes with the device queues' work (completion.h).
+    for (auto& [s, u] : stores) {
+      if (!u.written) continue;
+      for (unsigned d : used) {
+        if (u.wrote_unknown[d]) wrote_device(*s, d, u.hull);
+        for (const Range& r : u.wrote[d].ranges()) wrote_device(*s, d, r);
+      }
+    }
+    for (unsigned d : used) {
+      if (!profiled) {
+        note_device_work(rt.devices[d].queue);
+        continue;
+      }
+      // The app's event completes with each device's last sub-kernel, which
+      // also gives its END (and the first one its START) on the host clock.
+      device_to_host_ns(d, 0);  // measures the clock offset here, not in the callback
+      cl_event first = runs[d].front().event, last = runs[d].back().event;
+      real().clRetainEvent(first);
+      real().clRetainEvent(last);
+      complete_after(rt.devices[d].queue, last, [d, first](cl_event native, cl_event app) {
+        cl_ulong start = 0, end = 0;
+        real().clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+        real().clGetEventProfilingInfo(native, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+        real().clReleaseEvent(first);
+        if (start && end >= start) report_device_span(app, d, start, end);
+      });
+    }
+    o->runs = std::move(runs);
+    o->host_seconds = (now_ns() - host_start) * 1e-9;
+    defer_split_report(std::move(o));
+    return CL_SUCCESS;
+  }
+
   cl_int status = CL_SUCCESS;
-  std::vector<sched::ChunkTiming> timings;
+  for (unsigned d : used) {
+    real().clFinish(rt.devices[d].queue);
+    for (const ChunkRun& r : runs[d]) {
+      cl_int st = CL_COMPLETE;
+      real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+      if (st < 0) status = st;
+    }
+  }
+  o->runs = std::move(runs);
+  read_split_times(*o);
   // LIBSPLIT_INJECT_SLOWDOWN: each device's kernel time as measured and as
   // stretched; the launch then waits for the slowest stretched device (the
   // devices run side by side: the waits do not add up).
   double measured_slowest = 0, stretched_slowest = 0;
   for (unsigned d : used) {
-    real().clFinish(rt.devices[d].queue);
-    cl_ulong host_end = now_ns();
-    cl_ulong last_end = 0, w0 = 0, w1 = 0;
-    real().clGetEventProfilingInfo(write_begin[d], CL_PROFILING_COMMAND_END, sizeof w0, &w0, nullptr);
-    real().clGetEventProfilingInfo(write_end[d], CL_PROFILING_COMMAND_END, sizeof w1, &w1, nullptr);
-    real().clReleaseEvent(write_begin[d]);
-    real().clReleaseEvent(write_end[d]);
-    transfer_seconds[d] = w1 > w0 ? (w1 - w0) * 1e-9 : 0;
-    const double factor = injected_slowdown(d, L.id, name);
-    double measured = 0, stretched = 0;
-    for (ChunkRun& r : runs[d]) {
-      cl_int st = CL_COMPLETE;
-      real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-      if (st < 0) status = st;
-      const double seconds = event_seconds(r.event, &r.start, &r.end);
-      r.seconds = factor * seconds;
-      measured += seconds, stretched += r.seconds;
+    double stretched = 0;
+    for (const ChunkRun& r : o->runs[d]) {
+      stretched += r.seconds;
       report_device_span(d, r.start, r.end);
-      real().clReleaseEvent(r.event);
-      last_end = std::max(last_end, r.end);
-      timings.push_back({r.chunk, r.seconds, &r == &runs[d].front() ? transfer_seconds[d] : 0.0});
     }
-    for (ChunkRun& r : runs[d])
-      rt.tracer->span(name, "kernel", d, host_end - (last_end - r.start), host_end - (last_end - r.end));
-    if (w1 > w0 && last_end >= w1)
-      rt.tracer->span("transfer " + name, "transfer", d, host_end - (last_end - w0), host_end - (last_end - w1));
-    measured_slowest = std::max(measured_slowest, measured);
+    measured_slowest = std::max(measured_slowest, stretched / o->slowdown[d]);
     stretched_slowest = std::max(stretched_slowest, stretched);
   }
   if (stretched_slowest > measured_slowest)
@@ -426,15 +460,13 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   // Where the written bytes now live. The read-backs of combines and merges
   // count in the trace's bytes_to_host (not in what the locality record is
   // told: its figures are the staging before the kernels).
-  bool any_reduction = false;
-  uint64_t racy = 0;
-  std::vector<uint64_t> read_back(ndev, 0);
+  bool any_merge = false, any_reduction = false;
   for (auto& [s, u] : stores) {
     if (!u.written) continue;
     if (u.reduction) {
       any_reduction = true;
       cl_ulong t0 = now_ns();
-      if (cl_int err = combine_copies(*s, u, used, read_back)) return err;
+      if (cl_int err = combine_copies(*s, u, used, o->read_back)) return err;
       rt.tracer->span("combine", "transfer", 0, t0, now_ns());
       continue;
     }
@@ -445,59 +477,20 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
       }
       continue;
     }
+    any_merge = true;
     cl_ulong t0 = now_ns();
-    if (cl_int err = merge_copies(L, *s, u, snapshots[s], merge_order(runs, used), read_back, &racy)) return err;
+    if (cl_int err = merge_copies(L, *s, u, snapshots[s], merge_order(o->runs, used), o->read_back, &o->racy))
+      return err;
     wrote_host(*s, u.hull);
     rt.tracer->span("merge", "transfer", 0, t0, now_ns());
   }
-
-  // The gather before the kernels counts from the shape's second split
-  // launch on, where it recurs (nbody's all-gather of positions on 4 H100:
-  // the split cost more than it gained). A first split launch gathers once
-  // what owner computes then keeps (gemm: 88 MB), priced by the split gate.
-  const bool first_split = first_split_of_shape(L.key);
-  charge_host_overhead(timings, (now_ns() - host_start) * 1e-9 - (first_split ? gather_seconds : 0.0));
-  rt.scheduler->report(L.key, timings);
-  {
-    uint64_t bytes = 0;
-    double writes = 0;
-    for (unsigned d : used)
-      bytes += moved[d].bytes_to_device + moved[d].bytes_to_host, writes = std::max(writes, transfer_seconds[d]);
-    record_split(L, timings, bytes, gather_seconds + writes);
-  }
-  if (rt.tracer->enabled() || rt.controls.log >= 1) {
-    std::ostringstream line;
-    line << "launch " << L.id << " " << name << " dim " << L.dim << " groups " << L.total_groups;
-    if (used.size() < 2) line << " whole (scheduler)";
-    else line << " split over " << used.size() << " devices";
-    for (unsigned d : used) {
-      double kern = 0;
-      uint64_t groups = 0;
-      for (auto& r : runs[d]) kern += r.seconds, groups += r.chunk.group_count;
-      line << " | dev" << d << " " << groups << " groups " << ms(kern) << " ms +" << ms(transfer_seconds[d]) << " ms xfer "
-           << moved[d].bytes_to_device << " B in";
-      if (moved[d].bytes_to_host + read_back[d]) line << " " << moved[d].bytes_to_host + read_back[d] << " B back";
-      for (auto& r : runs[d]) {
-        const bool first = &r == &runs[d].front();
-        SubKernelRow row = trace_row(L, d, r.chunk, r.seconds, first ? transfer_seconds[d] : 0,
-                                     plan.predicted_seconds(d));
-        if (first) {
-          row.bytes_to_device = moved[d].bytes_to_device, row.bytes_to_host = moved[d].bytes_to_host + read_back[d];
-          row.ms_gather = gather_per_device[d] * 1e3;
-          if (d == used.front()) row.racy_units = racy;
-        }
-        rt.tracer->row(row);
-      }
-    }
-    bool any_merge = false;
-    for (auto& [s, u] : stores) any_merge |= u.merge;
-    if (any_merge) line << " | merged";
-    if (racy) line << " (" << racy << " racy elements: LIBSPLIT_LOG=2 names them)";
-    if (any_reduction) line << " | reduced (combined on the host)";
-    if (locality.find("-> joint partition") != std::string::npos) line << " | joint partition of the cycle (owner computes)";
-    else if (locality.find("-> plan") == std::string::npos && !locality.empty()) line << " | kept partition (owner computes)";
-    log_line(1, line.str());
-  }
+  std::string notes;
+  if (any_merge) notes += " | merged";
+  if (o->racy) notes += " (" + std::to_string(o->racy) + " racy elements: LIBSPLIT_LOG=2 names them)";
+  if (any_reduction) notes += " | reduced (combined on the host)";
+  o->notes = notes + o->notes;
+  o->host_seconds = (now_ns() - host_start) * 1e-9;
+  report_split(*o);
   return CL_SUCCESS;
 }
 

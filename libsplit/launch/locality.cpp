@@ -259,9 +259,9 @@ double staging_seconds(const StagingEstimate& bytes) {
   return double(bytes.to_device + bytes.to_host) / kSplitStagingRate;
 }
 
-void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timings, uint64_t bytes_moved,
-                  double staging_seconds) {
-  if (!enabled(L)) return;
+SplitRecord record_split_partition(const Launch& L, const std::vector<sched::Chunk>& chunks) {
+  SplitRecord record;
+  if (!enabled(L)) return record;
   LocalityState& st = state();
   const unsigned n = static_cast<unsigned>(runtime().devices.size());
   std::deque<std::string>& past = st.history[shape_key(L)];
@@ -269,16 +269,14 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
   if (past.size() > kHistory) past.pop_front();
   // A shape's first split launch stages its inputs into fresh device
   // buffers (allocation, first touch): no measure of a move's rate.
-  const bool first_of_shape = !st.shapes.count(shape_key(L));
+  record.first_of_shape = !st.shapes.count(shape_key(L));
   ShapeState& shape = st.shapes[shape_key(L)];
   shape.owner.assign(L.total_groups, -1);
-  std::vector<double> seconds(n, 0);
   std::vector<uint64_t> groups(n, 0);
-  for (const sched::ChunkTiming& t : timings) {
-    const sched::Chunk& c = t.chunk;
+  for (const sched::Chunk& c : chunks) {
     for (uint64_t g = c.first_group; g < c.first_group + c.group_count && g < L.total_groups; ++g)
       shape.owner[g] = int(c.device);
-    if (c.device < n) seconds[c.device] += t.seconds, groups[c.device] += c.group_count;
+    if (c.device < n) groups[c.device] += c.group_count;
   }
   // An incomplete record (a chunk missing) is no partition to keep.
   if (std::find(shape.owner.begin(), shape.owner.end(), -1) != shape.owner.end()) {
@@ -293,8 +291,21 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
     for (unsigned d = 0; d < n; ++d)
       for (uint64_t i = 0; i < groups[d]; ++i) shape.owner[g++] = int(d);
   }
-  KernelAtShape& kernel = st.kernels[rate_key(L)];
-  kernel.launches += 1;
+  st.kernels[rate_key(L)].launches += 1;
+  record.rate_key = rate_key(L);
+  return record;
+}
+
+void record_split_times(const SplitRecord& record, const std::vector<sched::ChunkTiming>& timings,
+                        uint64_t bytes_moved, double staging_seconds) {
+  if (record.rate_key.empty()) return;
+  LocalityState& st = state();
+  const unsigned n = static_cast<unsigned>(runtime().devices.size());
+  std::vector<double> seconds(n, 0);
+  std::vector<uint64_t> groups(n, 0);
+  for (const sched::ChunkTiming& t : timings)
+    if (t.chunk.device < n) seconds[t.chunk.device] += t.seconds, groups[t.chunk.device] += t.chunk.group_count;
+  KernelAtShape& kernel = st.kernels[record.rate_key];
   std::vector<double>& rates = kernel.seconds_per_group;
   std::vector<double>& noise = kernel.noise;
   rates.resize(n, 0);
@@ -306,8 +317,15 @@ void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timing
     rates[d] = rates[d] > 0 ? 0.5 * rates[d] + 0.5 * r : r;
   }
   // Small transfers measure launch overheads, not the copy rate.
-  if (bytes_moved >= (256u << 10) && staging_seconds > 0 && !first_of_shape)
+  if (bytes_moved >= (256u << 10) && staging_seconds > 0 && !record.first_of_shape)
     st.copy_rate = 0.5 * st.copy_rate + 0.5 * double(bytes_moved) / staging_seconds;
+}
+
+void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timings, uint64_t bytes_moved,
+                  double staging_seconds) {
+  std::vector<sched::Chunk> chunks;
+  for (const sched::ChunkTiming& t : timings) chunks.push_back(t.chunk);
+  record_split_times(record_split_partition(L, chunks), timings, bytes_moved, staging_seconds);
 }
 
 OwnerPlacement::OwnerPlacement(const Launch& L, unsigned devices) : launch_(&L), devices_(devices) {

@@ -57,6 +57,17 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
 // and the seconds staging took for its bytes (the host copy rate).
 void record_split(const Launch& L, const std::vector<sched::ChunkTiming>& timings, uint64_t bytes_moved,
                   double staging_seconds);
+// The same in two steps, for a split launch that returns before its
+// sub-kernels complete: who runs which groups when it is enqueued (the next
+// launch of the shape places its slices by it), the times once they are
+// measured (they may arrive a few launches later).
+struct SplitRecord {
+  std::string rate_key;  // empty: owner computes does not apply
+  bool first_of_shape = false;
+};
+SplitRecord record_split_partition(const Launch& L, const std::vector<sched::Chunk>& chunks);
+void record_split_times(const SplitRecord& record, const std::vector<sched::ChunkTiming>& timings,
+                        uint64_t bytes_moved, double staging_seconds);
 
 // Chunk schedulers: places the packages of one launch.
 class OwnerPlacement {

@@ -2,6 +2,7 @@
 
 #include "app_host_memory.h"
 #include "deferred_writes.h"
+#include "completion.h"
 #include "device_kernel_args.h"
 #include "real_api.h"
 #include "runtime.h"
@@ -17,9 +18,51 @@ namespace libsplit {
 BufferStore::~BufferStore() {
   if (app_host_memory) untrack_app_host_memory(*this);
   deferred_flush_store(*this);
+  // The shadow is freed below: no device write may still read it.
+  before_shadow_change(*this, Range{0, size});
   for (auto& [key, m] : dev_sub) release_device_mem(m);
   for (cl_mem m : dev_mem) release_device_mem(m);
   for (cl_mem m : probe_mem) release_device_mem(m);
+}
+
+namespace {
+
+bool completed(cl_event e) {
+  cl_int status = CL_COMPLETE;
+  real().clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  return status <= CL_COMPLETE;
+}
+
+}  // namespace
+
+// The list is pruned of completed writes as it grows (a store staged piece
+// by piece).
+void note_shadow_reader(BufferStore& s, Range r, cl_event e) {
+  if (!e) return;
+  if (s.shadow_readers.size() >= 8)
+    std::erase_if(s.shadow_readers, [](const auto& w) {
+      if (!completed(w.second)) return false;
+      real().clReleaseEvent(w.second);
+      return true;
+    });
+  s.shadow_readers.emplace_back(r, e);
+}
+
+void before_shadow_change(BufferStore& s, Range r) {
+  if (s.shadow_readers.empty()) return;
+  std::vector<cl_event> wait;
+  std::erase_if(s.shadow_readers, [&](const auto& w) {
+    if (w.first.end <= r.begin || r.end <= w.first.begin) return false;
+    wait.push_back(w.second);
+    return true;
+  });
+  if (wait.empty()) return;
+  check_may_wait("a wait for device writes reading the host copy");
+  // One at a time: the writes may go to devices of different contexts.
+  for (cl_event e : wait) {
+    real().clWaitForEvents(1, &e);
+    real().clReleaseEvent(e);
+  }
 }
 
 cl_ulong now_ns() {

@@ -70,8 +70,20 @@ struct BufferStore {
   std::vector<cl_mem> probe_mem;
   // USE_HOST_PTR memory the app may read after any wait (app_host_memory.h).
   bool app_host_memory = false;
+  // Writes to devices queued without waiting (ensure_device) still read
+  // their bytes from the shadow: whoever changes those bytes first waits
+  // for them (before_shadow_change). One event reference each.
+  std::vector<std::pair<Range, cl_event>> shadow_readers;
   ~BufferStore();
 };
+
+// Keeps native event e (one reference taken over) of a write to a device
+// queued without waiting that reads bytes r of s's shadow.
+void note_shadow_reader(BufferStore& s, Range r, cl_event e);
+// Before the host changes bytes r of the shadow (the app's writes, maps,
+// fills and copies, reads back from devices, merges, freeing it): waits for
+// the writes to devices that still read them. Not from a driver callback.
+void before_shadow_change(BufferStore& s, Range r);
 
 struct ImageStore;         // image_data.h
 struct PendingCompletion;  // completion.cpp

@@ -200,7 +200,7 @@ TEST(Preload, MovesWithinOnePlatformAreCopyCommands) {
     EXPECT_EQ(r.out, native.out);
     const std::string launch1 = r.err.substr(0, r.err.find("libsplit: launch 1 vadd"));
     const bool copied = launch1.find("dev0 -> dev1 (same context)") != std::string::npos;
-    const bool read_back = launch1.find(") from dev0") != std::string::npos;
+    const bool read_back = launch1.find("read back [32768, 65536) from dev0") != std::string::npos;
     EXPECT_EQ(copied, copies == std::string("1")) << launch1;
     EXPECT_EQ(read_back, copies == std::string("0")) << launch1;
   }
@@ -646,6 +646,44 @@ TEST(Preload, RacyWritesKeepOneWritersWholeValue) {
     EXPECT_NE(split.err.find("racy writes: 8 elements of arg 0 (4-byte units)"), std::string::npos) << split.err;
     EXPECT_NE(split.err.find("racy writes: 8 elements of arg 1 (8-byte units)"), std::string::npos) << split.err;
   }
+}
+
+// A split launch returns once its sub-kernels are enqueued, as a native one
+// does, and what the app observes stays native: each launch reads the bytes
+// written just before it without a wait (a queued write still reading the
+// host copy is not overwritten under it), events complete, blocking reads
+// see the results. Profiled queue (the app's event gets the sub-kernels'
+// times) and ordinary queue, LOG=1 and TRACE on (their lines come later).
+TEST(Preload, SplitLaunchesReturnBeforeTheirSubKernelsEnd) {
+  Env native_env = base_env(kTwoDevices);
+  native_env["RT_APP_ROUNDS"] = "8000";  // ~0.1 s a launch
+  auto native = run_child({RT_APP, "async"}, native_env);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  for (bool profiling : {true, false})
+    for (const char* observer : {"", "log", "trace"}) {
+      Env env = shim_env(kTwoDevices, true);
+      env["RT_APP_ROUNDS"] = "8000";
+      if (!profiling) env["RT_APP_NO_PROFILING"] = "1";
+      env["LIBSPLIT_LOG"] = observer == std::string("log") ? "1" : "0";
+      if (observer == std::string("trace")) env["LIBSPLIT_TRACE"] = temp_dir() + "/async-trace.csv";
+      const std::string what = std::string(profiling ? "profiling queue" : "ordinary queue") + " " + observer;
+      auto r = run_child({RT_APP, "async"}, env);
+      ASSERT_EQ(r.exit_code, 0) << what << "\n" << r.err;
+      EXPECT_EQ(r.out, native.out) << what << "\n" << r.err;
+      EXPECT_NE(r.err.find("second launch complete when its enqueue returned: 0"), std::string::npos)
+          << what << "\n" << r.err;
+      if (observer == std::string("log")) {
+        EXPECT_NE(r.err.find("launch 4 spin dim 0 groups 256 split over 2"), std::string::npos) << r.err;
+      }
+    }
+  // The previous behaviour, still there for comparison: the launch waits.
+  Env env = shim_env(kTwoDevices, true);
+  env["RT_APP_ROUNDS"] = "8000";
+  env["LIBSPLIT_ASYNC_SPLITS"] = "0";
+  auto sync = run_child({RT_APP, "async"}, env);
+  ASSERT_EQ(sync.exit_code, 0) << sync.err;
+  EXPECT_EQ(sync.out, native.out) << sync.err;
+  EXPECT_NE(sync.err.find("second launch complete when its enqueue returned: 1"), std::string::npos) << sync.err;
 }
 
 // USE_HOST_PTR memory the app reads straight after a wait, as it may on a

@@ -733,6 +733,65 @@ int noevent(Cl& cl) {
   return 0;
 }
 
+// A long split launch, its input rewritten without waiting between launches:
+// the enqueue returns before the kernel ends (natively, and under the shim
+// whose split launches are asynchronous), each launch sees the bytes written
+// just before it (the host copy a queued write to a device still reads from
+// is not overwritten under it), and the events complete in order.
+const char* kHash = R"(
+__kernel void spin(__global const uint* in, __global uint* out, uint rounds) {
+  size_t i = get_global_id(0);
+  uint x = in[i];
+  for (uint r = 0; r < rounds; ++r) x = x * 1664525u + 1013904223u + (x >> 7);
+  out[i] = x;
+}
+)";
+
+int async(Cl& cl) {
+  const int n = 1 << 14, launches = 4;
+  cl_program p = cl.build(kHash);
+  cl_kernel k = cl.kernel(p, "spin");
+  cl_mem in = cl.buffer(CL_MEM_READ_ONLY, n * 4);
+  std::vector<std::vector<cl_uint>> host(launches, std::vector<cl_uint>(n)), out = host;
+  std::vector<cl_mem> outs;
+  std::vector<cl_event> done(launches);
+  // RT_APP_ROUNDS: the kernel's length (the default keeps a 2-core PoCL busy ~0.5 s a launch).
+  const cl_uint rounds = getenv("RT_APP_ROUNDS") ? cl_uint(atoi(getenv("RT_APP_ROUNDS"))) : 20000;
+  size_t global = n, local = 64;
+  for (int l = 0; l < launches; ++l) {
+    for (int i = 0; i < n; ++i) host[l][i] = cl_uint(i * 2654435761u) ^ cl_uint(l * 97);
+    outs.push_back(cl.buffer(CL_MEM_WRITE_ONLY, n * 4));
+    CHECK(clEnqueueWriteBuffer(cl.q, in, CL_FALSE, 0, n * 4, host[l].data(), 0, nullptr, nullptr));
+    CHECK(clSetKernelArg(k, 0, sizeof in, &in));
+    CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &outs[l]));
+    CHECK(clSetKernelArg(k, 2, sizeof rounds, &rounds));
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, &done[l]));
+    // The second: PoCL compiles the kernel at its first enqueue.
+    if (l == 1) {
+      cl_int status = 0;
+      CHECK(clGetEventInfo(done[1], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+      // On stderr: PoCL's own launch may or may not return complete.
+      fprintf(stderr, "second launch complete when its enqueue returned: %d\n", status == CL_COMPLETE);
+    }
+  }
+  CHECK(clWaitForEvents(1, &done[launches - 1]));
+  for (int l = 0; l < launches; ++l) {
+    cl_int status = 0;
+    CHECK(clGetEventInfo(done[l], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+    printf("launch %d complete after waiting for the last: %d\n", l, status == CL_COMPLETE);
+    CHECK(clEnqueueReadBuffer(cl.q, outs[l], CL_TRUE, 0, n * 4, out[l].data(), 0, nullptr, nullptr));
+    uint64_t sum = 0;
+    for (cl_uint v : out[l]) sum = sum * 31 + v;
+    printf("launch %d: first %u %u, hash %llu\n", l, out[l][0], out[l][1], (unsigned long long)sum);
+    clReleaseEvent(done[l]);
+    clReleaseMemObject(outs[l]);
+  }
+  clReleaseMemObject(in);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
 int errors(Cl& cl) {
   cl_int err = 0;
   auto show = [](const char* what, cl_int code) { printf("%s = %d\n", what, code); };
@@ -1230,6 +1289,7 @@ int main(int argc, char** argv) {
   if (s == "events") return events(cl);
   if (s == "errors") return errors(cl);
   if (s == "noevent") return noevent(cl);
+  if (s == "async") return async(cl);
   if (s == "racy") return racy(cl);
   if (s == "usehost") return usehost(cl);
   if (s == "biggroups") return biggroups(cl);

@@ -1,0 +1,66 @@
+// What a static split launch reports once its sub-kernels completed: their
+// times to the scheduler and to owner computes' record, the LIBSPLIT_LOG
+// line and the LIBSPLIT_TRACE rows.
+//
+// A split launch that needs nothing from the host after its sub-kernels (no
+// merge, no reduction to combine) returns as soon as they are enqueued, like
+// a native launch: its outcome waits here, in launch order, and is reported
+// by the launch thread at the start of a later launch once its native events
+// completed (deliver_reports), or at the app's end. The scheduler then plans
+// a launch or two without the latest times, as it does for whole launches.
+// Launch thread only, under the exec lock.
+#pragma once
+
+#include "launch.h"
+#include "locality.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace libsplit {
+
+struct ChunkRun {
+  sched::Chunk chunk;
+  cl_event event = nullptr;  // the sub-kernel's, one reference owned
+  double seconds = 0;        // kernel time (LIBSPLIT_INJECT_SLOWDOWN applied)
+  cl_ulong start = 0, end = 0;
+};
+
+struct SplitOutcome {
+  // The launch, copied: the outcome may outlive it.
+  sched::LaunchKey key;
+  uint64_t id = 0;
+  std::string kernel;
+  unsigned dim = 0;
+  uint64_t total_groups = 0;
+  // Per runtime device (all of them; those in `used` ran chunks).
+  std::vector<unsigned> used;
+  std::vector<std::vector<ChunkRun>> runs;
+  std::vector<cl_event> write_begin, write_end;  // markers around its writes (null: none)
+  std::vector<TransferStats> moved;
+  std::vector<double> gather_seconds_per_device, predicted, slowdown, transfer_seconds;
+  std::vector<uint64_t> read_back;
+  double gather_seconds = 0;
+  // Host seconds the launch kept the app: its enqueue (asynchronous), or
+  // enqueue, wait and merge (synchronous).
+  double host_seconds = 0;
+  bool first_split = false;  // the first split launch of its shape
+  SplitRecord record;
+  std::string notes;  // " | merged" ..., for the log line
+  uint64_t racy = 0;
+};
+
+// Reads the kernel and write times from the outcome's native events
+// (complete), releases them, adds the trace's timeline spans. Once.
+void read_split_times(SplitOutcome& outcome);
+// Reads the times if not done yet and reports the outcome.
+void report_split(SplitOutcome& outcome);
+
+// Keeps an asynchronous split's outcome until its events complete.
+void defer_split_report(std::unique_ptr<SplitOutcome> outcome);
+// Reports, in launch order, the deferred outcomes whose events completed;
+// with `wait`, waits for all of them first (the app's end).
+void harvest_split_reports(bool wait);
+
+}  // namespace libsplit
