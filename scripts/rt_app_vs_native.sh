@@ -21,7 +21,7 @@ app=$pack/tests/rt_app
 shim=$(cd "$pack/libsplit" && pwd)/libsplit.so
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-scenarios="vecadd twod iterative rw merge output groups events errors noevent racy usehost biggroups localsize"
+scenarios="vecadd twod iterative rw merge output groups events errors noevent racy usehost biggroups localsize async"
 run() {  # run COLUMN SCENARIO ENV... -> cell
   local column=$1 scenario=$2; shift 2
   env "$@" timeout 60 "$app" "$scenario" > "$work/out" 2> "$work/err"

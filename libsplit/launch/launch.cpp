@@ -250,12 +250,16 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     } else {
       err = run_whole(L, *whole, plan.get());
     }
-  } else if (!all_devices_ready(k->program)) {
-    L.why_whole = "program did not build on every platform";
-    err = run_whole(L, q->home, nullptr);
   } else if (L.regions_known() && !L.merge_predicted && !rt.controls.merge_all &&
              chunk_scheduler(rt.scheduler->name())) {
-    err = run_dynamic(L, *plan);
+    std::vector<unsigned> all(rt.devices.size());
+    for (unsigned d = 0; d < all.size(); ++d) all[d] = d;
+    if (devices_ready(k, all)) {
+      err = run_dynamic(L, *plan);
+    } else {
+      L.why_whole = "program not built for every device of the split yet";
+      err = run_whole(L, q->home, nullptr);
+    }
   } else {
     err = run_split(L, *plan);
   }

@@ -138,7 +138,8 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec, s
 
 // The stages.
 cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan);
-cl_int run_split(const Launch& L, sched::LaunchPlan& plan);
+// (A split that falls back to whole says why in L.why_whole.)
+cl_int run_split(Launch& L, sched::LaunchPlan& plan);
 cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan);
 
 // Probes: inputs are copied on the host BEFORE the real work is enqueued (the

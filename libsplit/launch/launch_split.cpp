@@ -248,7 +248,7 @@ cl_int merge_copies(const Launch& L, BufferStore& s, const StoreUse& u, const st
 
 }  // namespace
 
-cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
+cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   Runtime& rt = runtime();
   const unsigned ndev = static_cast<unsigned>(rt.devices.size());
   std::vector<std::vector<ChunkRun>> runs = drain(plan, ndev);
@@ -297,6 +297,10 @@ cl_int run_split(const Launch& L, sched::LaunchPlan& plan) {
   for (unsigned d = 0; d < ndev; ++d)
     if (!runs[d].empty()) used.push_back(d);
   if (used.empty()) return CL_SUCCESS;
+  if (!devices_ready(L.kernel, used)) {
+    L.why_whole = "program not built for every device of the split yet";
+    return run_whole(L, L.queue->home, nullptr);
+  }
   for (unsigned d : used) {
     cl_int err = CL_SUCCESS;
     if (cl_kernel dk = device_kernel(L.kernel, d, &err); dk && !kernel_takes_local_size(L, dk, d)) {

@@ -34,10 +34,11 @@ void remember_binaries(cl_program p, const unsigned char* const* binaries, size_
 // their program when first wanted: this starts that build in the background
 // (a probe is skipped meanwhile).
 bool device_ready(cl_kernel k, unsigned device);
-// Before a split (under the exec lock): builds every platform's program still
-// missing, or waits for its background build; false when one failed (the
-// program's launches then run whole: lazy_failed).
-bool all_devices_ready(cl_program p);
+// Before a split over `devices` (under the exec lock): whether k's program
+// is built for each one's platform. Never waits: a platform's program still
+// missing starts building in the background (until it is ready the launch
+// runs whole on the app's device); false for good when one failed.
+bool devices_ready(cl_kernel k, const std::vector<unsigned>& devices);
 
 // The kernel object for runtime device d (created on first use); null when
 // the program has none there.

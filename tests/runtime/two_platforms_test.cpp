@@ -143,4 +143,33 @@ TEST_F(TwoPlatforms, OtherPlatformBuildsTheProgramOnlyWhenAProbeCanPayForIt) {
   EXPECT_NE(warm.err.find("platform slot 1 from cached binaries"), std::string::npos) << warm.err;
 }
 
+// A split builds the program only for the platforms of the devices it
+// uses, and never on the app's path: here the app runs on PoCL and the
+// static shares leave the Oclgrind device out, so its platform's program is
+// never built (the
+// shim used to build every platform's before the first split; on 4 H100 the
+// first split of most apps waited 0.7-1.2 s for PoCL's build of a CPU the
+// split did not use).
+TEST_F(TwoPlatforms, ASplitBuildsOnlyForThePlatformsItUses) {
+  Env native_pocl = native_env();
+  native_pocl["POCL_DEVICES"] = "pthread basic";
+  native_pocl["RT_APP_PLATFORM"] = "1";  // PoCL (the loader lists Oclgrind first)
+  native_pocl["RT_APP_ROUNDS"] = "8000";  // 4 launches of ~0.1 s
+  auto native = run_child({RT_APP, "async"}, native_pocl);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  Env env = shim_env("unused-platform");
+  for (const char* key : {"POCL_DEVICES", "RT_APP_PLATFORM", "RT_APP_ROUNDS"}) env[key] = native_pocl[key];
+  env["LIBSPLIT_SCHEDULER"] = "static";
+  env["LIBSPLIT_PROPORTIONS"] = "0,1,1";  // runtime device 0 is Oclgrind's (platform slot 0)
+  env["LIBSPLIT_PREPARE_AFTER_MS"] = "0";  // the background preparation starts at once
+  auto r = run_child({RT_APP, "async"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(native.out, r.out) << r.err;
+  EXPECT_NE(r.err.find("3 devices ready"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("split over 2 devices"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("| dev0 "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("platform slot 0 is wanted"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("platform slot 0 built"), std::string::npos) << r.err;
+}
+
 }  // namespace
