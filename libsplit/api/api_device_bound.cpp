@@ -58,7 +58,7 @@ void* clSVMAlloc(cl_context ctx, cl_svm_mem_flags flags, size_t size, cl_uint al
   if (!probe) return nullptr;
   real().clSVMFree(ctx->real, probe);
   const unsigned slot = runtime().devices[unsigned(device)].slot;
-  void* p = real().clSVMAlloc(runtime().contexts[slot], flags, size, alignment);
+  void* p = real().clSVMAlloc(runtime().context(slot), flags, size, alignment);
   if (p) {
     std::lock_guard lock(g_svm_mutex);
     svm_slots()[p] = slot;
@@ -76,7 +76,7 @@ void clSVMFree(cl_context ctx, void* ptr) {
     slot = it->second;
     svm_slots().erase(it);
   }
-  real().clSVMFree(runtime().contexts[slot], ptr);
+  real().clSVMFree(runtime().context(slot), ptr);
 }
 
 cl_int clSetKernelArgSVMPointer(cl_kernel k, cl_uint index, const void* value) {
@@ -190,7 +190,7 @@ cl_mem clCreatePipe(cl_context ctx, cl_mem_flags flags, cl_uint packet_size, cl_
   real().clReleaseMemObject(native);
   const int device = context_device(ctx);
   if (device < 0) return fail(CL_INVALID_OPERATION);
-  cl_mem pipe = real().clCreatePipe(runtime().contexts[runtime().devices[unsigned(device)].slot], flags,
+  cl_mem pipe = real().clCreatePipe(runtime().context(runtime().devices[unsigned(device)].slot), flags,
                                     packet_size, max_packets, properties, &err);
   if (!pipe) return fail(err);
   auto* m = new _cl_mem;

@@ -29,7 +29,7 @@ cl_sampler device_sampler(cl_sampler s, unsigned device, cl_int* err) {
   if (!s->per_slot[slot]) {
     if (s->with_properties) {
       s->per_slot[slot] = real().clCreateSamplerWithProperties(
-          rt.contexts[slot], s->properties.empty() ? nullptr : s->properties.data(), err);
+          rt.context(slot), s->properties.empty() ? nullptr : s->properties.data(), err);
     } else {
       cl_bool normalized = CL_FALSE;
       cl_addressing_mode addressing = 0;
@@ -39,7 +39,7 @@ cl_sampler device_sampler(cl_sampler s, unsigned device, cl_int* err) {
       real().clGetSamplerInfo(s->native, CL_SAMPLER_FILTER_MODE, sizeof filter, &filter, nullptr);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-      s->per_slot[slot] = real().clCreateSampler(rt.contexts[slot], normalized, addressing, filter, err);
+      s->per_slot[slot] = real().clCreateSampler(rt.context(slot), normalized, addressing, filter, err);
 #pragma GCC diagnostic pop
     }
   }

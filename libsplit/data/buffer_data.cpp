@@ -25,7 +25,7 @@ cl_mem device_buffer(BufferStore& s, unsigned device, cl_int* err) {
   *err = CL_SUCCESS;
   if (!s.dev_mem[device]) {
     Runtime& rt = runtime();
-    s.dev_mem[device] = real().clCreateBuffer(rt.contexts[rt.devices[device].slot],
+    s.dev_mem[device] = real().clCreateBuffer(rt.context(rt.devices[device].slot),
                                               CL_MEM_READ_WRITE, s.size, nullptr, err);
   }
   return s.dev_mem[device];

@@ -59,7 +59,7 @@ cl_mem device_image(ImageStore& s, unsigned device, cl_int* err) {
       if (!desc.mem_object) return nullptr;
       desc.image_row_pitch = s.desc.image_type == CL_MEM_OBJECT_IMAGE2D ? s.row_pitch : 0;
     }
-    s.dev_image[device] = real().clCreateImage(rt.contexts[rt.devices[device].slot], s.device_flags,
+    s.dev_image[device] = real().clCreateImage(rt.context(rt.devices[device].slot), s.device_flags,
                                                &s.format, &desc, nullptr, err);
   }
   return s.dev_image[device];

@@ -36,7 +36,7 @@ PinnedStaging* pinned_staging() {
   const Device& dev = rt.devices[rt.pinning_device];
   const cl_ulong t0 = now_ns();
   cl_int err = CL_SUCCESS;
-  cl_mem mem = real().clCreateBuffer(rt.contexts[dev.slot], CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+  cl_mem mem = real().clCreateBuffer(rt.context(dev.slot), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
                                      kStagingBytes, nullptr, &err);
   if (!mem || err != CL_SUCCESS) return nullptr;
   void* ptr = real().clEnqueueMapBuffer(dev.queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,

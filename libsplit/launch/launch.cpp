@@ -257,7 +257,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     if (devices_ready(k, all)) {
       err = run_dynamic(L, *plan);
     } else {
-      L.why_whole = "program not built for every device of the split yet";
+      L.why_whole = "a device of the split not ready yet (opening, or its program building)";
       err = run_whole(L, q->home, nullptr);
     }
   } else {

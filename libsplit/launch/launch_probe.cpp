@@ -43,7 +43,7 @@ cl_mem scratch_buffer(BufferStore& s, unsigned device) {
   if (s.probe_mem.size() < rt.devices.size()) s.probe_mem.resize(rt.devices.size(), nullptr);
   if (!s.probe_mem[device]) {
     cl_int err = CL_SUCCESS;
-    s.probe_mem[device] = real().clCreateBuffer(rt.contexts[rt.devices[device].slot],
+    s.probe_mem[device] = real().clCreateBuffer(rt.context(rt.devices[device].slot),
                                                 CL_MEM_READ_WRITE, s.size, nullptr, &err);
   }
   return s.probe_mem[device];
@@ -53,7 +53,7 @@ cl_command_queue probe_queue(unsigned device) {
   Device& d = runtime().devices[device];
   if (!d.probe_queue) {
     cl_int err = CL_SUCCESS;
-    d.probe_queue = create_profiling_queue(d, runtime().contexts[d.slot], &err);
+    d.probe_queue = create_profiling_queue(d, runtime().context(d.slot), &err);
   }
   return d.probe_queue;
 }

@@ -298,7 +298,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
     if (!runs[d].empty()) used.push_back(d);
   if (used.empty()) return CL_SUCCESS;
   if (!devices_ready(L.kernel, used)) {
-    L.why_whole = "program not built for every device of the split yet";
+    L.why_whole = "a device of the split not ready yet (opening, or its program building)";
     return run_whole(L, L.queue->home, nullptr);
   }
   for (unsigned d : used) {

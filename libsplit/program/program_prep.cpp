@@ -104,7 +104,7 @@ cl_program from_device_binaries(unsigned slot, const std::vector<cl_device_id>& 
   std::vector<const unsigned char*> ptrs;
   for (auto& b : *bins) lengths.push_back(b.size()), ptrs.push_back(b.data());
   cl_int err = CL_SUCCESS;
-  cl_program prog = real().clCreateProgramWithBinary(runtime().contexts[slot], cl_uint(ids.size()), ids.data(),
+  cl_program prog = real().clCreateProgramWithBinary(runtime().context(slot), cl_uint(ids.size()), ids.data(),
                                                      lengths.data(), ptrs.data(), nullptr, &err);
   if (prog && real().clBuildProgram(prog, cl_uint(ids.size()), ids.data(), options.c_str(), nullptr,
                                     nullptr) == CL_SUCCESS)
@@ -184,7 +184,7 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
       }
     }
     const char* text = source->c_str();
-    prog = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
+    prog = real().clCreateProgramWithSource(rt.context(s), 1, &text, nullptr, &err);
   } else if (binaries) {
     // Binaries only exist for the devices they were made for.
     std::vector<cl_device_id> have;
@@ -199,10 +199,10 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
         }
     ids = have;
     if (!ids.empty())
-      prog = real().clCreateProgramWithBinary(rt.contexts[s], static_cast<cl_uint>(ids.size()),
+      prog = real().clCreateProgramWithBinary(rt.context(s), static_cast<cl_uint>(ids.size()),
                                               ids.data(), lengths.data(), bins.data(), nullptr, &err);
   } else if (!p->il.empty()) {
-    prog = real().clCreateProgramWithIL(rt.contexts[s], p->il.data(), p->il.size(), &err);
+    prog = real().clCreateProgramWithIL(rt.context(s), p->il.data(), p->il.size(), &err);
   }
   if (!prog) return nullptr;
   err = real().clBuildProgram(prog, static_cast<cl_uint>(ids.size()), ids.data(), options.c_str(),
@@ -268,7 +268,7 @@ Built link_per_slot(cl_program p) {
     for (const CompileUnit& unit : p->units) {
       cl_int err = CL_SUCCESS;
       const char* text = unit.source.c_str();
-      cl_program obj = real().clCreateProgramWithSource(rt.contexts[s], 1, &text, nullptr, &err);
+      cl_program obj = real().clCreateProgramWithSource(rt.context(s), 1, &text, nullptr, &err);
       if (!obj) {
         ok = false;
         break;
@@ -285,7 +285,7 @@ Built link_per_slot(cl_program p) {
     cl_program linked = nullptr;
     if (ok) {
       cl_int err = CL_SUCCESS;
-      linked = real().clLinkProgram(rt.contexts[s], static_cast<cl_uint>(ids.size()), ids.data(),
+      linked = real().clLinkProgram(rt.context(s), static_cast<cl_uint>(ids.size()), ids.data(),
                                     link_options.c_str(), static_cast<cl_uint>(objects.size()),
                                     objects.data(), nullptr, nullptr, &err);
       if (linked && err != CL_SUCCESS) {
@@ -565,8 +565,9 @@ void before_exit() {
   // must not tear the drivers down under them. On the GPU node 2 of 22 runs
   // of syr2k large crashed in LLVM's code generation inside a PoCL worker
   // thread after main returned.
-  if (Runtime* rt = runtime_if_started(); rt && rt->splitting) {
+  if (Runtime* rt = runtime_if_started(); rt && rt->splitting && rt->attached) {
     const cl_ulong t0 = now_ns();
+    rt->stop_opening();  // the devices opening in the background: not torn down under it
     for (const Device& d : rt->devices)
       for (cl_command_queue q : {d.queue, d.probe_queue})
         if (q) real().clFinish(q);
@@ -722,7 +723,7 @@ void start_preparation(cl_program p) {
   // is that slot's original: the first launches need nothing more.
   std::vector<cl_program> ready(rt.platforms.size(), nullptr);
   for (unsigned s = 0; s < rt.platforms.size(); ++s)
-    if (rt.contexts[s] == p->context->real && built_for(p, slot_devices(s))) {
+    if (rt.slot_open_now[s] && rt.contexts[s] == p->context->real && built_for(p, slot_devices(s))) {
       real().clRetainProgram(p->native);
       ready[s] = p->native;
       log_line(2, "preparation: the app's build is the original of platform slot " + std::to_string(s));
@@ -931,6 +932,7 @@ cl_kernel kernel_of(cl_kernel k, unsigned device, bool original, cl_int* err) {
 }  // namespace
 
 bool device_ready(cl_kernel k, unsigned device) {
+  if (!runtime().device_open(device)) return false;
   cl_program p = k->program;
   const unsigned slot = runtime().devices[device].slot;
   if (p->mode == Mode::Preparing) return false;
@@ -941,13 +943,19 @@ bool device_ready(cl_kernel k, unsigned device) {
 bool devices_ready(cl_kernel k, const std::vector<unsigned>& devices) {
   cl_program p = k->program;
   bool ready = p->mode != Mode::Preparing;
+  Runtime& rt = runtime();
   for (unsigned d : devices) {
-    const unsigned slot = runtime().devices[d].slot;
+    if (!rt.device_open(d)) {
+      if (!rt.controls.sync_prepare) return false;  // its context is still opening
+      rt.wait_open();
+      if (!rt.device_open(d)) return false;
+    }
+    const unsigned slot = rt.devices[d].slot;
     if (slot < p->per_platform.size() && p->per_platform[slot]) continue;
     // Not waited for (unless preparation is synchronous): the 4-H100 node
     // stalled 0.7-1.2 s at the first split of most apps, building PoCL's
     // program for a CPU the split did not even use.
-    if (!take_lazy_slot(p, slot, /*wait=*/runtime().controls.sync_prepare, /*wanted=*/true)) ready = false;
+    if (!take_lazy_slot(p, slot, /*wait=*/rt.controls.sync_prepare, /*wanted=*/true)) ready = false;
   }
   return ready;
 }

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 
 namespace libsplit {
@@ -126,54 +128,160 @@ Runtime* create_runtime() {
 
 }  // namespace
 
+namespace {
+
+// The app's context holds some of a platform's GPUs but not all: those get
+// a slot of their own (sharing the app's context), the rest of the
+// platform's chosen devices keep the old slot and open in the background.
+void split_app_slot(Runtime& rt, const std::vector<cl_device_id>& app_devices) {
+  if (app_devices.empty()) return;
+  const int first = rt.device_index(app_devices.front());
+  if (first < 0) return;
+  const unsigned s = rt.devices[unsigned(first)].slot;
+  bool all_gpus = true, all_in_slot = true, others = false;
+  for (const Device& d : rt.devices) {
+    if (d.slot != s) continue;
+    all_gpus = all_gpus && d.is_gpu;
+    others = others || !std::binary_search(app_devices.begin(), app_devices.end(), d.id);
+  }
+  for (cl_device_id id : app_devices) {
+    const int i = rt.device_index(id);
+    all_in_slot = all_in_slot && i >= 0 && rt.devices[unsigned(i)].slot == s;
+  }
+  if (!all_gpus || !all_in_slot || !others) return;
+  const unsigned app_slot = static_cast<unsigned>(rt.platforms.size());
+  rt.platforms.push_back(rt.platforms[s]);
+  for (Device& d : rt.devices)
+    if (d.slot == s && std::binary_search(app_devices.begin(), app_devices.end(), d.id)) d.slot = app_slot;
+  log_line(2, "platform slot " + std::to_string(app_slot) + ": the GPUs of the app's context, apart from the "
+                                                           "platform's others (slot " + std::to_string(s) + ")");
+}
+
+}  // namespace
+
 cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   std::lock_guard lock(attach_mutex);
   if (attached) return attach_error;
   attached = true;
+  const cl_ulong t0 = now_ns();
   const RealApi& api = real();
   std::vector<cl_device_id> app_devices;
   cl_uint n = 0;
-  if (adoptable && api.clGetContextInfo(app_real, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, nullptr) == CL_SUCCESS) {
+  if (api.clGetContextInfo(app_real, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, nullptr) == CL_SUCCESS) {
     app_devices.resize(n);
     api.clGetContextInfo(app_real, CL_CONTEXT_DEVICES, n * sizeof(cl_device_id), app_devices.data(), nullptr);
     std::sort(app_devices.begin(), app_devices.end());
   }
-  for (unsigned s = 0; s < platforms.size(); ++s) {
+  if (adoptable) split_app_slot(*this, app_devices);
+  contexts.assign(platforms.size(), nullptr);
+  slot_open_now.assign(platforms.size(), 0);
+  for (const Device& d : devices)
+    if (std::binary_search(app_devices.begin(), app_devices.end(), d.id)) slot_open_now[d.slot] = 1;
+  // Opens slot s: its context (the app's where the devices are the same)
+  // and its devices' queues.
+  auto open_slot = [this, app_real, adoptable, app_devices](unsigned s) -> cl_int {
+    const RealApi& api = real();
     std::vector<cl_device_id> ids;
     for (auto& d : devices)
       if (d.slot == s) ids.push_back(d.id);
     std::vector<cl_device_id> sorted = ids;
     std::sort(sorted.begin(), sorted.end());
-    if (!app_devices.empty() && sorted == app_devices) {
+    if (adoptable && sorted == app_devices) {
       api.clRetainContext(app_real);
-      contexts.push_back(app_real);
+      contexts[s] = app_real;
       log_line(2, "internal context of platform slot " + std::to_string(s) + ": the app's");
+    } else {
+      cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                       reinterpret_cast<cl_context_properties>(platforms[s]), 0};
+      cl_int err = CL_SUCCESS;
+      cl_context c = api.clCreateContext(props, static_cast<cl_uint>(ids.size()), ids.data(), nullptr, nullptr, &err);
+      if (!c || err != CL_SUCCESS) {
+        fprintf(stderr, "libsplit: cannot create an internal context on %s (%d)\n", devices[0].name.c_str(), err);
+        return err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
+      }
+      contexts[s] = c;
+    }
+    for (auto& d : devices) {
+      if (d.slot != s) continue;
+      cl_int err = CL_SUCCESS;
+      d.queue = create_profiling_queue(d, contexts[s], &err);
+      if (!d.queue || err != CL_SUCCESS) {
+        fprintf(stderr, "libsplit: cannot create a queue on %s (%d)\n", d.name.c_str(), err);
+        return err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
+      }
+    }
+    return CL_SUCCESS;
+  };
+  // Nothing opens after a failure: waiters (exit) are released at once.
+  auto fail = [this](cl_int err) {
+    others_failed = true;
+    others_open = true;
+    return attach_error = err;
+  };
+  std::vector<unsigned> later;
+  for (unsigned s = 0; s < platforms.size(); ++s) {
+    if (!slot_open_now[s]) {
+      later.push_back(s);
       continue;
     }
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                     reinterpret_cast<cl_context_properties>(platforms[s]), 0};
-    cl_int err = CL_SUCCESS;
-    cl_context c = api.clCreateContext(props, static_cast<cl_uint>(ids.size()), ids.data(),
-                                       nullptr, nullptr, &err);
-    if (!c || err != CL_SUCCESS) {
-      fprintf(stderr, "libsplit: cannot create an internal context on %s (%d)\n",
-              devices[0].name.c_str(), err);
-      return attach_error = err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
-    }
-    contexts.push_back(c);
-  }
-  for (auto& d : devices) {
-    cl_int err = CL_SUCCESS;
-    d.queue = create_profiling_queue(d, contexts[d.slot], &err);
-    if (!d.queue || err != CL_SUCCESS) {
-      fprintf(stderr, "libsplit: cannot create a queue on %s (%d)\n", d.name.c_str(), err);
-      return attach_error = err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
-    }
+    if (cl_int err = open_slot(s)) return fail(err);
   }
   pinning_device = choose_pinning_device();
   if (pinning_device >= 0)
     log_line(2, "moves between devices: staged in pinned memory of " + devices[pinning_device].name);
+  log_line(2, "the app's devices opened in " + std::to_string((now_ns() - t0) / 1000) + " us");
+  if (later.empty() || controls.sync_prepare) {
+    for (unsigned s : later)
+      if (cl_int err = open_slot(s)) return fail(err);
+    others_open = true;
+    return CL_SUCCESS;
+  }
+  std::thread([this, later, open_slot] {
+    const cl_ulong t1 = now_ns();
+    if (fault_injected("slow_open")) {
+      std::unique_lock lock(open_mutex);
+      open_cv.wait_for(lock, std::chrono::seconds(30), [this] { return closing.load(); });
+    }
+    bool ok = true;
+    for (unsigned s : later) ok = ok && !closing && open_slot(s) == CL_SUCCESS;
+    // A slot that did not open leaves its devices out of every launch.
+    if (!ok)
+      log_line(closing ? 2 : 1, std::string("devices outside the app's context not opened") +
+                                    (closing ? " (the app ended first)" : ": they are not used"));
+    if (ok) log_line(2, "the other devices opened in the background in " + std::to_string((now_ns() - t1) / 1000000) + " ms");
+    {
+      std::lock_guard lock(open_mutex);
+      others_failed = !ok;
+      others_open = true;
+    }
+    open_cv.notify_all();
+  }).detach();
   return CL_SUCCESS;
+}
+
+bool Runtime::device_open(unsigned d) const {
+  const unsigned s = devices[d].slot;
+  if (s < slot_open_now.size() && slot_open_now[s]) return true;
+  return others_open.load(std::memory_order_acquire) && !others_failed;
+}
+
+void Runtime::wait_open() {
+  std::unique_lock lock(open_mutex);
+  open_cv.wait(lock, [this] { return others_open.load(); });
+}
+
+void Runtime::stop_opening() {
+  {
+    std::lock_guard lock(open_mutex);
+    closing = true;
+  }
+  open_cv.notify_all();
+  wait_open();
+}
+
+cl_context Runtime::context(unsigned slot) {
+  if (!(slot < slot_open_now.size() && slot_open_now[slot])) wait_open();
+  return contexts[slot];
 }
 
 namespace {

@@ -9,6 +9,8 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -51,6 +53,12 @@ struct Runtime {
   // (attach_contexts): a slot whose devices are exactly those of the app's
   // context shares it (no second context of the same driver: ~100 ms on
   // NVIDIA, and the app's built programs serve whole launches as they are).
+  // Only the slots holding a device of the app's context open with it; the
+  // others (the GPUs the app's context leaves out, other platforms) open on
+  // a thread of their own, so that the app never waits for their drivers
+  // (a context on another H100 costs ~0.1-0.3 s): until then launches run
+  // without them (device_open). A platform's GPUs outside the app's context
+  // get a slot of their own for that (split_app_slot).
   std::vector<cl_context> contexts;
   // Whose platform allocates the pinned staging memory (pinned_staging.h); -1: none.
   int pinning_device = -1;
@@ -61,6 +69,12 @@ struct Runtime {
   std::mutex exec_mutex;  // serializes command execution across app queues
   std::mutex attach_mutex;
   bool attached = false;
+  std::atomic<bool> others_open{false};
+  bool others_failed = false;  // written before others_open
+  // The app is ending: the background opening stops before its next slot.
+  std::atomic<bool> closing{false};
+  std::mutex open_mutex;
+  std::condition_variable open_cv;
   cl_int attach_error = CL_SUCCESS;
   std::unique_ptr<Tracer> tracer;
   uint64_t launches = 0;
@@ -71,6 +85,16 @@ struct Runtime {
   // call makes the internal contexts and queues; CL_SUCCESS or the error of
   // the creation that failed.
   cl_int attach_contexts(cl_context app_real, bool adoptable);
+  // Whether runtime device d's context and queue are open (never waits).
+  bool device_open(unsigned d) const;
+  // Waits until every slot's context is open (or failed to open).
+  void wait_open();
+  // At the app's end: stops the background opening (what is being opened
+  // is finished first) and waits for it.
+  void stop_opening();
+  // The internal context of `slot`, waiting for it to open if need be.
+  cl_context context(unsigned slot);
+  std::vector<char> slot_open_now;  // by slot: opened with the app's context
   // Minimum/maximum over the set of the sizing limits apps query.
   size_t min_max_work_group_size() const;
 };
