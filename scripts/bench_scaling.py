@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""The multi-GPU scaling table: each bench app natively on one GPU against the
+same binary under the shim with DEFAULT settings over the first 1, 2, ... N
+GPUs (LIBSPLIT_DEVICES), each also with the CPU added, side by side in one
+run (rounds alternate the configurations), medians and maxima of the app's
+own time_ms. Writes OUT/scaling.md (speed-up over one GPU, max/median of
+each cell), OUT/scaling.csv (every run) and OUT/scaling.svg (speed-up against
+GPUs, the CPU variants dashed, the ideal line dotted).
+
+  scripts/bench_scaling.py --bin-dir .devpack/bench/bin --shim .devpack/libsplit/libsplit.so \\
+      --device 1 --gpus 1:0,1:1,1:2,1:3 --cpu 0:0 --apps matmul,gemm,ep --preset large \\
+      --iters 100 --repeat 3 --out OUT
+
+--gpus lists the GPUs as LIBSPLIT_DEVICES names them (platform:device), the
+app's own first; --device is the app's --device for that first GPU. Every
+configuration runs once untimed first (fills the libsplit cache: the table
+is of warm runs).
+"""
+import argparse
+import csv
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import run_app  # noqa: E402
+
+
+def configs(gpus, cpu):
+    """(name, LIBSPLIT_DEVICES or None for native, GPU count, with CPU)."""
+    out = [("1 GPU (native)", None, 1, False)]
+    if cpu:
+        out.append(("1 GPU + CPU", f"{gpus[0]},{cpu}", 1, True))
+    for k in range(2, len(gpus) + 1):
+        out.append((f"{k} GPUs", ",".join(gpus[:k]), k, False))
+        if cpu:
+            out.append((f"{k} GPUs + CPU", ",".join(gpus[:k] + [cpu]), k, True))
+    return out
+
+
+def env_for(shim, devices, cache):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LIBSPLIT_")}
+    if devices is None:
+        env.pop("LD_PRELOAD", None)
+        return env
+    env.update({"LD_PRELOAD": str(shim), "LIBSPLIT_DEVICES": devices, "LIBSPLIT_CACHE_DIR": cache})
+    return env
+
+
+def svg_plot(table, apps, max_gpus, path):
+    """Speed-up (y) against GPUs (x), one colour per app; solid without the
+    CPU, dashed with it; the ideal line dotted."""
+    w, h, left, bottom, top, right = 640, 420, 60, 50, 20, 170
+    ymax = max([max_gpus] + [v for app in apps for v in table[app].values() if v == v]) * 1.05
+    px = lambda k: left + (k - 1) / max(1, max_gpus - 1) * (w - left - right)
+    py = lambda s: h - bottom - s / ymax * (h - bottom - top)
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+               "#7f7f7f", "#bcbd22"]
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+             f'<rect width="{w}" height="{h}" fill="white"/>',
+             f'<line x1="{left}" y1="{h - bottom}" x2="{w - right}" y2="{h - bottom}" stroke="black"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{h - bottom}" stroke="black"/>',
+             f'<text x="{(left + w - right) / 2}" y="{h - 12}" text-anchor="middle">GPUs</text>',
+             f'<text x="14" y="{(top + h - bottom) / 2}" transform="rotate(-90 14 {(top + h - bottom) / 2})" '
+             f'text-anchor="middle">speed-up over one GPU</text>']
+    for k in range(1, max_gpus + 1):
+        parts.append(f'<text x="{px(k)}" y="{h - bottom + 16}" text-anchor="middle">{k}</text>')
+    step = 0.5 if ymax <= 4 else 1.0
+    s = 0.0
+    while s <= ymax:
+        parts.append(f'<text x="{left - 6}" y="{py(s) + 4}" text-anchor="end">{s:g}</text>')
+        parts.append(f'<line x1="{left}" y1="{py(s)}" x2="{w - right}" y2="{py(s)}" stroke="#eee"/>')
+        s += step
+    parts.append(f'<line x1="{px(1)}" y1="{py(1)}" x2="{px(max_gpus)}" y2="{py(max_gpus)}" '
+                 f'stroke="gray" stroke-dasharray="2,3"/>')
+    for i, app in enumerate(apps):
+        colour = colours[i % len(colours)]
+        for cpu in (False, True):
+            points = [(k, table[app].get((k, cpu))) for k in range(1, max_gpus + 1)]
+            points = [(k, v) for k, v in points if v is not None and v == v]
+            if len(points) < 1:
+                continue
+            dash = ' stroke-dasharray="6,4"' if cpu else ""
+            path_d = " ".join(f"{'M' if j == 0 else 'L'}{px(k):.1f},{py(v):.1f}" for j, (k, v) in enumerate(points))
+            parts.append(f'<path d="{path_d}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+            for k, v in points:
+                parts.append(f'<circle cx="{px(k):.1f}" cy="{py(v):.1f}" r="3" fill="{colour}"/>')
+        y = top + 16 * i + 10
+        parts.append(f'<line x1="{w - right + 15}" y1="{y - 4}" x2="{w - right + 40}" y2="{y - 4}" '
+                     f'stroke="{colour}" stroke-width="2"/>')
+        parts.append(f'<text x="{w - right + 45}" y="{y}">{app}</text>')
+    y = top + 16 * len(apps) + 14
+    parts.append(f'<text x="{w - right + 15}" y="{y}">dashed: + CPU</text>')
+    parts.append(f'<text x="{w - right + 15}" y="{y + 16}">dotted: ideal</text>')
+    parts.append("</svg>")
+    Path(path).write_text("\n".join(parts) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin-dir", required=True, type=Path)
+    ap.add_argument("--shim", required=True, type=Path)
+    ap.add_argument("--device", type=int, default=0, help="the app's --device: the first of --gpus")
+    ap.add_argument("--gpus", required=True, help="GPUs as platform:device, the app's first")
+    ap.add_argument("--cpu", default="", help="the CPU device as platform:device (empty: no + CPU columns)")
+    ap.add_argument("--apps", default="matmul,syr2k,syrk,histogram,2mm,3mm,gemm,mandelbrot,ep,nbody")
+    ap.add_argument("--preset", default="large")
+    ap.add_argument("--iters", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--out", required=True, type=Path)
+    a = ap.parse_args()
+    gpus = [g for g in a.gpus.split(",") if g]
+    if not gpus:
+        sys.exit("--gpus: at least one GPU")
+    apps = [x for x in a.apps.split(",") if x]
+    a.out.mkdir(parents=True, exist_ok=True)
+    cache = tempfile.mkdtemp(prefix="libsplit-scaling-")
+    cfgs = configs(gpus, a.cpu)
+    runs = []  # (app, config name, rep, time_ms, wall, status)
+    for app in apps:
+        exe = a.bin_dir / app
+        args = [str(exe), "--size", a.preset, "--iters", str(a.iters), "--device", str(a.device), "--no-check"]
+        for name, devices, _, _ in cfgs:  # warm-up: fills the cache, not counted
+            if devices is not None:
+                run_app(args, env_for(a.shim, devices, cache), a.timeout)
+        for rep in range(a.repeat):
+            for name, devices, _, _ in cfgs:
+                r = run_app(args, env_for(a.shim, devices, cache), a.timeout)
+                runs.append((app, name, rep, r.time_ms, r.wall, r.status))
+                print(f"{app:12s} {name:16s} rep {rep}: {r.time_ms:9.1f} ms  {r.status}", flush=True)
+    with open(a.out / "scaling.csv", "w", newline="") as f:
+        wr = csv.writer(f)
+        wr.writerow(["app", "config", "rep", "time_ms", "wall_s", "status"])
+        wr.writerows(runs)
+    names = [c[0] for c in cfgs]
+    table = {}
+    lines = ["| app | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for app in apps:
+        per = {n: [r[3] for r in runs if r[0] == app and r[1] == n and r[5] in ("PASS", "SKIPPED")] for n in names}
+        base = statistics.median(per[names[0]]) if per[names[0]] else float("nan")
+        cells, table[app] = [], {}
+        for name, _, k, cpu in cfgs:
+            v = per[name]
+            if not v:
+                cells.append("fail")
+                continue
+            med = statistics.median(v)
+            table[app][(k, cpu)] = base / med
+            text = f"{med:.1f} ms" if name == names[0] else f"{base / med:.2f}x"
+            cells.append(f"{text} (max/med {max(v) / med:.2f})")
+        lines.append(f"| {app} | " + " | ".join(cells) + " |")
+    md = "\n".join(lines) + "\n"
+    (a.out / "scaling.md").write_text(
+        f"Speed-up of the app's time_ms over one GPU natively (medians of {a.repeat} warm runs; "
+        f"max/med: the slowest run over the median), preset {a.preset}, {a.iters} iterations, "
+        "default settings.\n\n" + md)
+    svg_plot(table, apps, len(gpus), a.out / "scaling.svg")
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
