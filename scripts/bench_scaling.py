@@ -14,7 +14,7 @@ GPUs, the CPU variants dashed, the ideal line dotted).
 --gpus lists the GPUs as LIBSPLIT_DEVICES names them (platform:device), the
 app's own first; --device is the app's --device for that first GPU. Every
 configuration runs once untimed first (fills the libsplit cache: the table
-is of warm runs).
+is of warm runs). Exits 1 when a run fails (a crash, a timeout, FAIL).
 """
 import argparse
 import csv
@@ -159,7 +159,11 @@ def main():
         "default settings.\n\n" + md)
     svg_plot(table, apps, len(gpus), a.out / "scaling.svg")
     print(md)
+    failed = [r for r in runs if r[5] not in ("PASS", "SKIPPED")]
+    for r in failed:
+        print(f"FAILED: {r[0]} {r[1]} rep {r[2]}: {r[5]}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
