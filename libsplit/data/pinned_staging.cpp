@@ -15,17 +15,6 @@ namespace {
 constexpr size_t kStagingBytes = size_t(8) << 20;
 }  // namespace
 
-int choose_pinning_device() {
-  const Runtime& rt = runtime();
-  const std::string& mode = rt.controls.pinned;
-  if (mode == "0") return -1;
-  if (mode != "1" && mode != "auto")
-    fprintf(stderr, "libsplit: LIBSPLIT_PINNED='%s' is not auto, 0 or 1; using auto\n", mode.c_str());
-  for (unsigned d = 0; d < rt.devices.size(); ++d)
-    if (rt.devices[d].is_gpu) return int(d);
-  return mode == "1" && !rt.devices.empty() ? 0 : -1;
-}
-
 PinnedStaging* pinned_staging() {
   static PinnedStaging staging;
   static bool tried = false;

@@ -27,13 +27,11 @@ struct PinnedStaging {
   size_t size = 0;
 };
 
-// Decided once the runtime's contexts exist (Runtime::attach_contexts): the
-// device whose platform allocates the staging memory, or -1 for none.
-// LIBSPLIT_PINNED=auto (the default) and 1 pick a GPU; 1 without a GPU picks
-// the first device (so that the path is tested on machines without one) and
-// stages pieces of any size (auto: from 1 MiB, buffer_data.cpp); 0: none,
-// moves go through the buffers' host copies.
-int choose_pinning_device();
+// Runtime::pinning_device (chosen in runtime.cpp, LIBSPLIT_PINNED): auto (the
+// default) and 1 pick a GPU; 1 without a GPU picks the first device (so that
+// the path is tested on machines without one) and stages pieces of any size
+// (auto: from 1 MiB, buffer_data.cpp); 0: none, moves go through the
+// buffers' host copies.
 
 // The staging buffer, allocated at first use; null when pinning is off or
 // the driver refused. Called with the runtime's exec lock held.

@@ -4,6 +4,7 @@
 // handle can be checked before use.
 #pragma once
 
+#include "clock.h"
 #include "interval_set.h"
 #include "compile_unit.h"
 #include "libsplit/split_plan.h"
@@ -351,11 +352,6 @@ bool is_live_mem(const void* p);
 // The same for samplers (a sampler argument is 8 bytes of private data).
 void register_sampler(cl_sampler s);
 bool is_live_sampler(const void* p);
-
-// Host clock in nanoseconds (profiling times of our events).
-cl_ulong now_ns();
-// Monotonic, in steps of a few ms; for thresholds checked at every launch.
-cl_ulong now_coarse_ns();
 
 // Writes an info answer following the clGet*Info rules.
 cl_int set_info(size_t size, void* value, size_t* size_ret, const void* data, size_t n);

@@ -1,8 +1,7 @@
 #include "runtime.h"
 
-#include "pinned_staging.h"
 
-#include "objects.h"
+#include "clock.h"
 #include "real_api.h"
 #include "trace.h"
 
@@ -130,6 +129,19 @@ Runtime* create_runtime() {
 
 namespace {
 
+// Whose context allocates the pinned staging memory of moves between
+// devices (data/pinned_staging.h): the first GPU (LIBSPLIT_PINNED=auto), the
+// first device (1), none (0).
+int choose_pinning_device(const Runtime& rt) {
+  const std::string& mode = rt.controls.pinned;
+  if (mode == "0") return -1;
+  if (mode != "1" && mode != "auto")
+    fprintf(stderr, "libsplit: LIBSPLIT_PINNED='%s' is not auto, 0 or 1; using auto\n", mode.c_str());
+  for (unsigned d = 0; d < rt.devices.size(); ++d)
+    if (rt.devices[d].is_gpu) return int(d);
+  return mode == "1" && !rt.devices.empty() ? 0 : -1;
+}
+
 // The app's context holds some of a platform's GPUs but not all: those get
 // a slot of their own (sharing the app's context), the rest of the
 // platform's chosen devices keep the old slot and open in the background.
@@ -226,7 +238,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
     }
     if (cl_int err = open_slot(s)) return fail(err);
   }
-  pinning_device = choose_pinning_device();
+  pinning_device = choose_pinning_device(*this);
   if (pinning_device >= 0)
     log_line(2, "moves between devices: staged in pinned memory of " + devices[pinning_device].name);
   log_line(2, "the app's devices opened in " + std::to_string((now_ns() - t0) / 1000) + " us");
