@@ -1,5 +1,9 @@
 #include "buffer_data.h"
 
+#include "app_host_memory.h"
+#include "deferred_writes.h"
+#include "device_kernel_args.h"
+
 #include "pinned_staging.h"
 #include "real_api.h"
 #include "runtime.h"
@@ -11,6 +15,19 @@
 #include <string>
 
 namespace libsplit {
+
+// The end of a store (declared with it in objects.h): what holds its bytes
+// is this stage's business.
+BufferStore::~BufferStore() {
+  if (app_host_memory) untrack_app_host_memory(*this);
+  deferred_flush_store(*this);
+  // The shadow is freed below: no device write may still read it.
+  before_shadow_change(*this, Range{0, size});
+  for (auto& [key, m] : dev_sub) release_device_mem(m);
+  for (cl_mem m : dev_mem) release_device_mem(m);
+  for (cl_mem m : probe_mem) release_device_mem(m);
+}
+
 
 namespace {
 void size_state(BufferStore& s) {

@@ -1,7 +1,5 @@
 #include "objects.h"
 
-#include "app_host_memory.h"
-#include "deferred_writes.h"
 #include "completion.h"
 #include "device_kernel_args.h"
 #include "real_api.h"
@@ -14,16 +12,6 @@
 #include <unordered_set>
 
 namespace libsplit {
-
-BufferStore::~BufferStore() {
-  if (app_host_memory) untrack_app_host_memory(*this);
-  deferred_flush_store(*this);
-  // The shadow is freed below: no device write may still read it.
-  before_shadow_change(*this, Range{0, size});
-  for (auto& [key, m] : dev_sub) release_device_mem(m);
-  for (cl_mem m : dev_mem) release_device_mem(m);
-  for (cl_mem m : probe_mem) release_device_mem(m);
-}
 
 namespace {
 
