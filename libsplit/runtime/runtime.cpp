@@ -187,6 +187,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   if (adoptable) split_app_slot(*this, app_devices);
   contexts.assign(platforms.size(), nullptr);
   slot_open_now.assign(platforms.size(), 0);
+  slot_opened = std::make_unique<std::atomic<bool>[]>(platforms.size());
   for (const Device& d : devices)
     if (std::binary_search(app_devices.begin(), app_devices.end(), d.id)) slot_open_now[d.slot] = 1;
   // Opens slot s: its context (the app's where the devices are the same)
@@ -226,7 +227,6 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   };
   // Nothing opens after a failure: waiters (exit) are released at once.
   auto fail = [this](cl_int err) {
-    others_failed = true;
     others_open = true;
     return attach_error = err;
   };
@@ -243,11 +243,20 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
     log_line(2, "moves between devices: staged in pinned memory of " + devices[pinning_device].name);
   log_line(2, "the app's devices opened in " + std::to_string((now_ns() - t0) / 1000) + " us");
   if (later.empty() || controls.sync_prepare) {
-    for (unsigned s : later)
+    for (unsigned s : later) {
       if (cl_int err = open_slot(s)) return fail(err);
+      slot_opened[s].store(true, std::memory_order_release);
+    }
     others_open = true;
     return CL_SUCCESS;
   }
+  // GPUs first: they are what a split wants (a CPU platform opens in ms).
+  std::stable_sort(later.begin(), later.end(), [this](unsigned a, unsigned b) {
+    auto has_gpu = [this](unsigned s) {
+      return std::any_of(devices.begin(), devices.end(), [s](const Device& d) { return d.slot == s && d.is_gpu; });
+    };
+    return has_gpu(a) && !has_gpu(b);
+  });
   std::thread([this, later, open_slot] {
     const cl_ulong t1 = now_ns();
     if (fault_injected("slow_open")) {
@@ -255,7 +264,10 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
       open_cv.wait_for(lock, std::chrono::seconds(30), [this] { return closing.load(); });
     }
     bool ok = true;
-    for (unsigned s : later) ok = ok && !closing && open_slot(s) == CL_SUCCESS;
+    for (unsigned s : later) {
+      if (!closing && open_slot(s) == CL_SUCCESS) slot_opened[s].store(true, std::memory_order_release);
+      else ok = false;
+    }
     // A slot that did not open leaves its devices out of every launch.
     if (!ok)
       log_line(closing ? 2 : 1, std::string("devices outside the app's context not opened") +
@@ -263,7 +275,6 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
     if (ok) log_line(2, "the other devices opened in the background in " + std::to_string((now_ns() - t1) / 1000000) + " ms");
     {
       std::lock_guard lock(open_mutex);
-      others_failed = !ok;
       others_open = true;
     }
     open_cv.notify_all();
@@ -271,11 +282,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   return CL_SUCCESS;
 }
 
-bool Runtime::device_open(unsigned d) const {
-  const unsigned s = devices[d].slot;
-  if (s < slot_open_now.size() && slot_open_now[s]) return true;
-  return others_open.load(std::memory_order_acquire) && !others_failed;
-}
+bool Runtime::device_open(unsigned d) const { return device_slot_open(devices[d].slot); }
 
 void Runtime::wait_open() {
   std::unique_lock lock(open_mutex);
@@ -292,8 +299,12 @@ void Runtime::stop_opening() {
 }
 
 cl_context Runtime::context(unsigned slot) {
-  if (!(slot < slot_open_now.size() && slot_open_now[slot])) wait_open();
+  if (!device_slot_open(slot)) wait_open();
   return contexts[slot];
+}
+
+bool Runtime::device_slot_open(unsigned slot) const {
+  return slot < slot_open_now.size() && (slot_open_now[slot] || slot_opened[slot].load(std::memory_order_acquire));
 }
 
 namespace {

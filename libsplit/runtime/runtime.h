@@ -70,7 +70,6 @@ struct Runtime {
   std::mutex attach_mutex;
   bool attached = false;
   std::atomic<bool> others_open{false};
-  bool others_failed = false;  // written before others_open
   // The app is ending: the background opening stops before its next slot.
   std::atomic<bool> closing{false};
   std::mutex open_mutex;
@@ -87,6 +86,7 @@ struct Runtime {
   cl_int attach_contexts(cl_context app_real, bool adoptable);
   // Whether runtime device d's context and queue are open (never waits).
   bool device_open(unsigned d) const;
+  bool device_slot_open(unsigned slot) const;
   // Waits until every slot's context is open (or failed to open).
   void wait_open();
   // At the app's end: stops the background opening (what is being opened
@@ -95,6 +95,8 @@ struct Runtime {
   // The internal context of `slot`, waiting for it to open if need be.
   cl_context context(unsigned slot);
   std::vector<char> slot_open_now;  // by slot: opened with the app's context
+  // By slot: opened in the background (each usable as soon as it is).
+  std::unique_ptr<std::atomic<bool>[]> slot_opened;
   // Minimum/maximum over the set of the sizing limits apps query.
   size_t min_max_work_group_size() const;
 };
