@@ -65,7 +65,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   const int queue_device = rt.device_index(q->device);
   const Device& app_device = rt.devices[queue_device >= 0 ? unsigned(queue_device) : q->home];
   size_t max_wg = app_device.max_work_group_size;
-  if (limits.max) max_wg = std::min(max_wg, limits.max);
+  if (limits.max && app_device.kernel_limit_enforced) max_wg = std::min(max_wg, limits.max);
   bool any_zero = false;
   for (unsigned d = 0; d < work_dim; ++d) {
     spec.global[d] = global_size[d];
@@ -75,7 +75,13 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint work_dim,
   if (local_size) {
     size_t product = 1;
     for (unsigned d = 0; d < work_dim; ++d) product *= local_size[d];
-    if (product > max_wg) return CL_INVALID_WORK_GROUP_SIZE;
+    if (product > max_wg) {
+      log_line(1, "launch of " + k->name + " refused (CL_INVALID_WORK_GROUP_SIZE): " + std::to_string(product) +
+                      " work-items per group, above " + std::to_string(max_wg) + " (device " +
+                      std::to_string(app_device.max_work_group_size) + ", the app's kernel there " +
+                      (limits.max ? std::to_string(limits.max) : std::string("unknown")) + ")");
+      return CL_INVALID_WORK_GROUP_SIZE;
+    }
     for (unsigned d = 0; d < work_dim; ++d) {
       if (local_size[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
       if (reqd[0] && local_size[d] != reqd[d]) return CL_INVALID_WORK_GROUP_SIZE;

@@ -89,6 +89,9 @@ Runtime* create_runtime() {
     info.name = d.name;
     const cl_device_type type = device_value<cl_device_type>(d.id, CL_DEVICE_TYPE);
     info.is_gpu = d.is_gpu = type & CL_DEVICE_TYPE_GPU;
+    char vendor[128] = {};
+    real().clGetPlatformInfo(d.platform, CL_PLATFORM_VENDOR, sizeof vendor - 1, vendor, nullptr);
+    d.kernel_limit_enforced = std::string_view(vendor).find("NVIDIA") == std::string_view::npos;
     info.on_host_cores = type & CL_DEVICE_TYPE_CPU;
     info.compute_units = device_value<cl_uint>(d.id, CL_DEVICE_MAX_COMPUTE_UNITS);
     info.clock_mhz = device_value<cl_uint>(d.id, CL_DEVICE_MAX_CLOCK_FREQUENCY);

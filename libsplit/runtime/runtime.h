@@ -39,6 +39,11 @@ struct Device {
   // clock: an even split with it is a safe first guess (a second GPU).
   bool has_twin = false;
   bool is_gpu = false;
+  // Whether the driver refuses launches above the kernel's
+  // CL_KERNEL_WORK_GROUP_SIZE. NVIDIA's does not: Rodinia's particlefilter
+  // launches 512-item groups of a kernel it reports 256 for, natively, with
+  // the right output; its limit is the device's.
+  bool kernel_limit_enforced = true;
 };
 
 class Tracer;
