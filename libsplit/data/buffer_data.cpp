@@ -19,7 +19,14 @@ namespace libsplit {
 // The end of a store (declared with it in objects.h): what holds its bytes
 // is this stage's business.
 BufferStore::~BufferStore() {
-  if (app_host_memory) untrack_app_host_memory(*this);
+  if (app_host_memory) {
+    // The app's own memory (USE_HOST_PTR on a device sharing host memory)
+    // gets what devices wrote last: natively it is the buffer, and the app
+    // may read it once the buffer is gone. Nobody else can reach this store
+    // any more: no lock needed for its state.
+    ensure_host(*this, Range{0, size});
+    untrack_app_host_memory(*this);
+  }
   deferred_flush_store(*this);
   // The shadow is freed below: no device write may still read it.
   before_shadow_change(*this, Range{0, size});

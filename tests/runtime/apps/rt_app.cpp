@@ -694,7 +694,12 @@ int usehost(Cl& cl) {
   CHECK(clWaitForEvents(1, &e));
   clReleaseEvent(e);
   print("after clWaitForEvents", mine);
+  // Released while its last launch may still run: the memory still gets
+  // what the launch wrote (natively it is the buffer).
+  CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
   clReleaseMemObject(m);
+  CHECK(clFinish(cl.q));
+  print("after its release and clFinish", mine);
   clReleaseMemObject(o);
   clReleaseKernel(k);
   clReleaseProgram(p);
