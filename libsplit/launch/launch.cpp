@@ -243,8 +243,12 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   if (std::optional<unsigned> whole = plan->whole_device()) {
     L.why_whole = "scheduler chose device " + std::to_string(*whole);
     cl_int kerr = CL_SUCCESS;
-    if (cl_kernel dk = *whole == q->home ? nullptr : device_kernel(k, *whole, &kerr);
-        dk && !kernel_takes_local_size(L, dk, *whole)) {
+    if (*whole != q->home && !devices_ready(k, {*whole})) {
+      // Still opening, or its program still building (in the background).
+      L.why_whole = "device " + std::to_string(*whole) + " not ready yet";
+      err = run_whole(L, q->home, nullptr);
+    } else if (cl_kernel dk = *whole == q->home ? nullptr : device_kernel(k, *whole, &kerr);
+               dk && !kernel_takes_local_size(L, dk, *whole)) {
       L.why_whole = "the kernel on device " + std::to_string(*whole) + " cannot take the local size";
       err = run_whole(L, q->home, nullptr);
     } else {
