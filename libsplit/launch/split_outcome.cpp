@@ -50,6 +50,15 @@ void read_split_times(SplitOutcome& o) {
     o.transfer_seconds[d] = w1 > w0 ? (w1 - w0) * 1e-9 : 0;
     for (ChunkRun& r : o.runs[d]) {
       if (!r.event) continue;
+      cl_int status = CL_COMPLETE;
+      real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+      // An asynchronous split has returned already: a sub-kernel that
+      // failed on its device is said here; the app's event ends with the
+      // device queue's markers, whose status the driver decides (what a
+      // failed sub-launch should do is issue 24's fault injection).
+      if (status < 0)
+        log_line(1, "launch " + std::to_string(o.id) + " " + o.kernel + ": its sub-kernel on dev" +
+                        std::to_string(d) + " failed (" + std::to_string(status) + ")");
       r.seconds = o.slowdown[d] * event_seconds(r.event, &r.start, &r.end);
       real().clReleaseEvent(r.event);
       r.event = nullptr;
