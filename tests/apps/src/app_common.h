@@ -79,6 +79,32 @@ static inline cl_device_id app_first_device(cl_platform_id* platform_out) {
   return device;
 }
 
+/* What most apps start with: the first device, a context on it and an
+ * in-order queue without profiling (clCreateCommandQueue: the 1.2 call, which
+ * apps written for 2.0 and later see as deprecated). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static inline void app_setup(cl_device_id* dev, cl_context* ctx, cl_command_queue* q) {
+  cl_int err;
+  *dev = app_first_device(NULL);
+  *ctx = clCreateContext(NULL, 1, dev, NULL, NULL, &err);
+  CHECK_ERR(err);
+  *q = clCreateCommandQueue(*ctx, *dev, 0, &err);
+  CHECK_ERR(err);
+}
+#pragma GCC diagnostic pop
+
+/* clCreateKernel; exits on failure. */
+static inline cl_kernel app_kernel(cl_program prog, const char* name) {
+  cl_int err;
+  cl_kernel k = clCreateKernel(prog, name, &err);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clCreateKernel(%s) failed: %d\n", name, (int)err);
+    exit(1);
+  }
+  return k;
+}
+
 /* Builds source for one device; prints the build log and exits on failure. */
 static inline cl_program app_build(cl_context ctx, cl_device_id dev, const char* src,
                             const char* options) {

@@ -51,20 +51,12 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "");
-  hist = clCreateKernel(prog, "histogram", &err);
-  CHECK_ERR(err);
-  stats = clCreateKernel(prog, "stats", &err);
-  CHECK_ERR(err);
-  mark = clCreateKernel(prog, "mark_seen", &err);
-  CHECK_ERR(err);
-  norm = clCreateKernel(prog, "scale_bins", &err);
-  CHECK_ERR(err);
+  hist = app_kernel(prog, "histogram");
+  stats = app_kernel(prog, "stats");
+  mark = app_kernel(prog, "mark_seen");
+  norm = app_kernel(prog, "scale_bins");
 
   for (i = 0; i < N; ++i) {
     in[i] = app_rand() % 100000u;

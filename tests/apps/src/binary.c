@@ -21,9 +21,7 @@ enum { N = 2048 };
 static void launch(cl_command_queue q, cl_program prog, cl_mem in, cl_mem out, const char* name) {
   static cl_int result[N];
   size_t global = N, local = 32;
-  cl_int err;
-  cl_kernel k = clCreateKernel(prog, "affine", &err);
-  CHECK_ERR(err);
+  cl_kernel k = app_kernel(prog, "affine");
   CHECK(clSetKernelArg(k, 0, sizeof in, &in));
   CHECK(clSetKernelArg(k, 1, sizeof out, &out));
   CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
@@ -46,11 +44,7 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   for (i = 0; i < N; ++i) data[i] = (cl_int)(app_rand() % 1000u);
   in = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
   CHECK_ERR(err);

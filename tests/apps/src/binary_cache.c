@@ -53,11 +53,7 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   if (cache) binary = read_all(cache, &size);
   if (binary) {
     const unsigned char* bins[1];
@@ -91,8 +87,7 @@ int main(int argc, char** argv) {
   CHECK_ERR(err);
   b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof data, NULL, &err);
   CHECK_ERR(err);
-  k = clCreateKernel(prog, "smooth", &err);
-  CHECK_ERR(err);
+  k = app_kernel(prog, "smooth");
   CHECK(clSetKernelArg(k, 2, sizeof n, &n));
   for (i = 0; i < 6; ++i) {
     cl_mem from = i % 2 ? b : a, to = i % 2 ? a : b;

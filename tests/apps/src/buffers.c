@@ -47,16 +47,10 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "");
-  twice = clCreateKernel(prog, "twice", &err);
-  CHECK_ERR(err);
-  inc2d = clCreateKernel(prog, "inc2d", &err);
-  CHECK_ERR(err);
+  twice = app_kernel(prog, "twice");
+  inc2d = app_kernel(prog, "inc2d");
 
   /* USE_HOST_PTR: launch, then look at the result through a blocking map. */
   for (i = 0; i < N; ++i) host_a[i] = app_randf();

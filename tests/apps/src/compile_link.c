@@ -36,11 +36,7 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   header = clCreateProgramWithSource(ctx, 1, &kHeader, NULL, &err);
   CHECK_ERR(err);
   helper = clCreateProgramWithSource(ctx, 1, &kHelper, NULL, &err);
@@ -53,8 +49,7 @@ int main(int argc, char** argv) {
   objects[1] = helper;
   linked = clLinkProgram(ctx, 1, &dev, NULL, 2, objects, NULL, NULL, &err);
   CHECK_ERR(err);
-  k = clCreateKernel(linked, "apply", &err);
-  CHECK_ERR(err);
+  k = app_kernel(linked, "apply");
 
   for (i = 0; i < N; ++i) {
     a[i] = (cl_int)(app_rand() % 1000u);

@@ -116,12 +116,9 @@ int main(int argc, char** argv) {
   q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
   CHECK_ERR(err);
   prog = app_build(ctx, dev, kSource, NULL);
-  axpy = clCreateKernel(prog, "axpy", &err);
-  CHECK_ERR(err);
-  through = clCreateKernel(prog, "through", &err);
-  CHECK_ERR(err);
-  square = clCreateKernel(prog, "square", &err);
-  CHECK_ERR(err);
+  axpy = app_kernel(prog, "axpy");
+  through = app_kernel(prog, "through");
+  square = app_kernel(prog, "square");
 
   pipe = clCreatePipe(ctx, CL_MEM_READ_WRITE, 4, 64, NULL, &err);
   app_print("create_pipe", err);

@@ -87,18 +87,13 @@ int main(int argc, char** argv) {
   static const char* kKernels[] = {"by_version", "without_fp16", "with_images", "with_extension",
                                    "by_c_version"};
   static const char* kOptions[][2] = {{"default", ""}, {"cl12", "-cl-std=CL1.2"}};
-  cl_int err;
   cl_device_id dev;
   cl_context ctx;
   cl_command_queue q;
   size_t o, k;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   for (o = 0; o < 2; ++o) {
     cl_program prog = app_build(ctx, dev, kSource, kOptions[o][1]);
     for (k = 0; k < sizeof kKernels / sizeof kKernels[0]; ++k) run(ctx, q, prog, kKernels[k], kOptions[o][0]);

@@ -149,10 +149,8 @@ int main(int argc, char** argv) {
   k = clCreateKernel(prog, NULL, &err);
   REPORT("kernel_null_name", err);
   if (k) clReleaseKernel(k);
-  add = clCreateKernel(prog, "add", &err);
-  CHECK_ERR(err);
-  fixed = clCreateKernel(prog, "fixed", &err);
-  CHECK_ERR(err);
+  add = app_kernel(prog, "add");
+  fixed = app_kernel(prog, "fixed");
 
   /* What the program and kernels say about themselves. */
   CHECK(clGetKernelInfo(add, CL_KERNEL_NUM_ARGS, sizeof num, &num, NULL));

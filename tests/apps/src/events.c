@@ -69,10 +69,8 @@ int main(int argc, char** argv) {
   q2 = clCreateCommandQueue(ctx, dev, 0, &err);
   CHECK_ERR(err);
   prog = app_build(ctx, dev, kSource, "");
-  step = clCreateKernel(prog, "advance", &err);
-  CHECK_ERR(err);
-  sum2 = clCreateKernel(prog, "sum2", &err);
-  CHECK_ERR(err);
+  step = app_kernel(prog, "advance");
+  sum2 = app_kernel(prog, "sum2");
   buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &err);
   CHECK_ERR(err);
   buf2 = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &err);

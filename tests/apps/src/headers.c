@@ -124,11 +124,7 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   for (i = 0; i < N; ++i) in[i] = (cl_int)(app_rand() % 3000u) - 1500;
   bin = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
   CHECK_ERR(err);

@@ -63,12 +63,9 @@ int main(int argc, char** argv) {
   q = clCreateCommandQueue(ctx, dev, 0, &err);
   CHECK_ERR(err);
   prog = app_build(ctx, dev, kSource, NULL);
-  sample = clCreateKernel(prog, "sample", &err);
-  CHECK_ERR(err);
-  paint = clCreateKernel(prog, "paint", &err);
-  CHECK_ERR(err);
-  brighten = clCreateKernel(prog, "brighten", &err);
-  CHECK_ERR(err);
+  sample = app_kernel(prog, "sample");
+  paint = app_kernel(prog, "paint");
+  brighten = app_kernel(prog, "brighten");
 
   for (i = 0; i < W * H * 4; ++i) texels[i] = (cl_uchar)app_rand();
   memset(&desc, 0, sizeof desc);

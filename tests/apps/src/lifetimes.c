@@ -103,8 +103,7 @@ int main(int argc, char** argv) {
   q = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
   CHECK_ERR(err);
   prog = app_build(ctx, dev, kSource, "");
-  k = clCreateKernel(prog, "fill", &err);
-  CHECK_ERR(err);
+  k = app_kernel(prog, "fill");
 
   { /* A kernel argument does not keep its buffer alive. */
     cl_mem m = new_buffer(ctx);
@@ -179,8 +178,7 @@ int main(int argc, char** argv) {
       build = clBuildProgram(p, 1, &dev, options[o], NULL, NULL);
       app_print("non_uniform_build", build);
       if (build == CL_SUCCESS) {
-        nk = clCreateKernel(p, "fill", &err);
-        CHECK_ERR(err);
+        nk = app_kernel(p, "fill");
         set_args(nk, m, 4);
         app_print("non_uniform_launch", clEnqueueNDRangeKernel(q, nk, 1, NULL, &global, &local, 0, NULL, NULL));
         clReleaseKernel(nk);

@@ -48,17 +48,12 @@ int main(int argc, char** argv) {
   sprintf(source + n, "}\n");
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof values, NULL, &err);
   CHECK_ERR(err);
   for (o = 0; o < 2; ++o) {
     cl_program prog = app_build(ctx, dev, src, kOptions[o][1]);
-    cl_kernel k = clCreateKernel(prog, "probe", &err);
-    CHECK_ERR(err);
+    cl_kernel k = app_kernel(prog, "probe");
     memset(values, 0, sizeof values);
     CHECK(clEnqueueWriteBuffer(q, out, CL_TRUE, 0, sizeof values, values, 0, NULL, NULL));
     CHECK(clSetKernelArg(k, 0, sizeof out, &out));

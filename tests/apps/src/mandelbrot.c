@@ -47,16 +47,10 @@ int main(int argc, char** argv) {
   cl_uchar zero = 0;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "-cl-std=CL1.2");
-  mandel = clCreateKernel(prog, "mandel", &err);
-  CHECK_ERR(err);
-  sums = clCreateKernel(prog, "row_sums", &err);
-  CHECK_ERR(err);
+  mandel = app_kernel(prog, "mandel");
+  sums = app_kernel(prog, "row_sums");
   bimg = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof img, NULL, &err);
   CHECK_ERR(err);
   bsums = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof row, NULL, &err);

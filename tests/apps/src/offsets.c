@@ -43,18 +43,11 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "");
-  mark = clCreateKernel(prog, "mark", &err);
-  CHECK_ERR(err);
-  mark2d = clCreateKernel(prog, "mark2d", &err);
-  CHECK_ERR(err);
-  shift = clCreateKernel(prog, "shift", &err);
-  CHECK_ERR(err);
+  mark = app_kernel(prog, "mark");
+  mark2d = app_kernel(prog, "mark2d");
+  shift = app_kernel(prog, "shift");
 
   for (i = 0; i < N; ++i) {
     in[i] = (cl_int)(app_rand() % 10000u);

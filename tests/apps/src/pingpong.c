@@ -42,16 +42,10 @@ int main(int argc, char** argv) {
   size_t global2[2] = {W, H}, local2[2] = {16, 8};
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, NULL);
-  k1 = clCreateKernel(prog, "heat1d", &err);
-  CHECK_ERR(err);
-  k2 = clCreateKernel(prog, "heat2d", &err);
-  CHECK_ERR(err);
+  k1 = app_kernel(prog, "heat1d");
+  k2 = app_kernel(prog, "heat2d");
 
   for (i = 0; i < N; ++i) line[i] = (float)(app_rand() % 1000u);
   for (i = 0; i < W * H; ++i) grid[i] = (float)(app_rand() % 256u);

@@ -55,16 +55,10 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "");
-  sum = clCreateKernel(prog, "group_sum", &err);
-  CHECK_ERR(err);
-  minmax = clCreateKernel(prog, "group_minmax", &err);
-  CHECK_ERR(err);
+  sum = app_kernel(prog, "group_sum");
+  minmax = app_kernel(prog, "group_minmax");
 
   for (i = 0; i < N; ++i) {
     data[i] = app_rand() % 1000u;

@@ -116,24 +116,14 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "");
-  hist = clCreateKernel(prog, "histogram", &err);
-  CHECK_ERR(err);
-  sums = clCreateKernel(prog, "sums", &err);
-  CHECK_ERR(err);
-  down = clCreateKernel(prog, "count_down", &err);
-  CHECK_ERR(err);
-  ext = clCreateKernel(prog, "extremes", &err);
-  CHECK_ERR(err);
-  bits = clCreateKernel(prog, "bits", &err);
-  CHECK_ERR(err);
-  compact = clCreateKernel(prog, "compact", &err);
-  CHECK_ERR(err);
+  hist = app_kernel(prog, "histogram");
+  sums = app_kernel(prog, "sums");
+  down = app_kernel(prog, "count_down");
+  ext = app_kernel(prog, "extremes");
+  bits = app_kernel(prog, "bits");
+  compact = app_kernel(prog, "compact");
 
   for (i = 0; i < N; ++i) {
     in[i] = app_rand();

@@ -90,22 +90,13 @@ int main(int argc, char** argv) {
   int i, round;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "");
-  scatter = clCreateKernel(prog, "scatter", &err);
-  CHECK_ERR(err);
-  scatter_if = clCreateKernel(prog, "scatter_if", &err);
-  CHECK_ERR(err);
-  gather = clCreateKernel(prog, "gather", &err);
-  CHECK_ERR(err);
-  jump = clCreateKernel(prog, "jump", &err);
-  CHECK_ERR(err);
-  count = clCreateKernel(prog, "count_bins", &err);
-  CHECK_ERR(err);
+  scatter = app_kernel(prog, "scatter");
+  scatter_if = app_kernel(prog, "scatter_if");
+  gather = app_kernel(prog, "gather");
+  jump = app_kernel(prog, "jump");
+  count = app_kernel(prog, "count_bins");
 
   for (i = 0; i < N; ++i) {
     in[i] = (cl_int)(app_rand() % 100000u);
@@ -181,8 +172,7 @@ int main(int argc, char** argv) {
    * work-item writes a pair of elements through a helper. */
   {
     cl_int shift = N / 3 + 5;
-    cl_kernel rotate = clCreateKernel(prog, "rotate_window", &err);
-    CHECK_ERR(err);
+    cl_kernel rotate = app_kernel(prog, "rotate_window");
     CHECK(clSetKernelArg(rotate, 0, sizeof bin, &bin));
     CHECK(clSetKernelArg(rotate, 1, sizeof bbig, &bbig));
     CHECK(clSetKernelArg(rotate, 2, sizeof n, &n));

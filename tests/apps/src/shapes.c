@@ -59,16 +59,10 @@ int main(int argc, char** argv) {
   int i;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, NULL);
-  record = clCreateKernel(prog, "record", &err);
-  CHECK_ERR(err);
-  task = clCreateKernel(prog, "task", &err);
-  CHECK_ERR(err);
+  record = app_kernel(prog, "record");
+  task = app_kernel(prog, "task");
   out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof result, NULL, &err);
   CHECK_ERR(err);
   CHECK(clSetKernelArg(record, 0, sizeof out, &out));

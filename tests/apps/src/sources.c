@@ -54,8 +54,7 @@ static void run(cl_context ctx, cl_device_id dev, cl_command_queue q, cl_mem a, 
                 !strncmp(source, kPart1, lengths[0]) &&
                 !strncmp(source + lengths[0], kPart2, lengths[1]) &&
                 !strncmp(source + lengths[0] + lengths[1], kPart3, lengths[2]));
-  cl_kernel k = clCreateKernel(prog, "mix_values", &err);
-  CHECK_ERR(err);
+  cl_kernel k = app_kernel(prog, "mix_values");
   CHECK(clSetKernelArg(k, 0, sizeof a, &a));
   CHECK(clSetKernelArg(k, 1, sizeof out, &out));
   CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
@@ -104,11 +103,7 @@ int main(int argc, char** argv) {
   fputs(kHeader, header);
   fclose(header);
 
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   for (i = 0; i < N; ++i) data[i] = (cl_int)(app_rand() % 100000u);
   a = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
   CHECK_ERR(err);

@@ -45,16 +45,10 @@ int main(int argc, char** argv) {
   int i, j, it;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, NULL);
-  spmv = clCreateKernel(prog, "csr_spmv", &err);
-  CHECK_ERR(err);
-  soa = clCreateKernel(prog, "soa_stats", &err);
-  CHECK_ERR(err);
+  spmv = app_kernel(prog, "csr_spmv");
+  soa = app_kernel(prog, "soa_stats");
 
   for (i = 0; i < ROWS; ++i) {
     /* Uneven rows: some empty, some full. */

@@ -37,14 +37,9 @@ int main(int argc, char** argv) {
   size_t region[3] = {W * sizeof(float), 8, 1};
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, NULL);
-  k = clCreateKernel(prog, "jacobi", &err);
-  CHECK_ERR(err);
+  k = app_kernel(prog, "jacobi");
 
   for (i = 0; i < W * H; ++i) grid[i] = (float)(app_rand() % 256u);
   a = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof grid, grid, &err);

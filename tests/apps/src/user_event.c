@@ -58,8 +58,7 @@ int main(int argc, char** argv) {
   q2 = clCreateCommandQueue(ctx, dev, 0, &err);
   CHECK_ERR(err);
   prog = app_build(ctx, dev, kSource, "");
-  k = clCreateKernel(prog, "twice_plus", &err);
-  CHECK_ERR(err);
+  k = app_kernel(prog, "twice_plus");
   buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &err);
   CHECK_ERR(err);
   for (i = 0; i < N; ++i) host[i] = (cl_int)(app_rand() % 1000u);

@@ -50,11 +50,7 @@ int main(int argc, char** argv) {
   cl_mem bx, by, bout, bints, bsq, btags;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "-DSCALE=3 -D OFFSET=7 -cl-std=CL1.2");
 
   CHECK(clCreateKernelsInProgram(prog, 8, kernels, &num_kernels));
@@ -134,8 +130,7 @@ int main(int argc, char** argv) {
     q2 = clCreateCommandQueue(ctx2, dev, 0, &err);
     CHECK_ERR(err);
     prog2 = app_build(ctx2, dev, kSource, "-DSCALE=3 -D OFFSET=-70 -cl-std=CL1.2");
-    sq2 = clCreateKernel(prog2, "square_odd", &err);
-    CHECK_ERR(err);
+    sq2 = app_kernel(prog2, "square_odd");
     in2 = clCreateBuffer(ctx2, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof ints, ints, &err);
     CHECK_ERR(err);
     out2 = clCreateBuffer(ctx2, CL_MEM_WRITE_ONLY, sizeof squares, NULL, &err);

@@ -85,14 +85,9 @@ int main(int argc, char** argv) {
   if (guard_page == MAP_FAILED || aligned == MAP_FAILED) return 2;
 
   app_open_output(argc, argv);
-  dev = app_first_device(NULL);
-  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  CHECK_ERR(err);
-  q = clCreateCommandQueue(ctx, dev, 0, &err);
-  CHECK_ERR(err);
+  app_setup(&dev, &ctx, &q);
   prog = app_build(ctx, dev, kSource, "");
-  k = clCreateKernel(prog, "combine", &err);
-  CHECK_ERR(err);
+  k = app_kernel(prog, "combine");
   ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY, N * sizeof(cl_int), NULL, &err);
   CHECK_ERR(err);
   bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY, N * sizeof(cl_int), NULL, &err);
