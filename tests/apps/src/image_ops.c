@@ -69,14 +69,6 @@ static const char* kSource =
 
 enum { W = 64, H = 32, N = W * H };
 
-static cl_kernel kernel(cl_program p, const char* name) {
-  cl_int err;
-  cl_kernel k = clCreateKernel(p, name, &err);
-  if (err != CL_SUCCESS) fprintf(stderr, "kernel %s\n", name);
-  CHECK_ERR(err);
-  return k;
-}
-
 static void print_image_info(const char* tag, cl_mem img) {
   char name[64];
   size_t v = 0;
@@ -151,12 +143,12 @@ int main(int argc, char** argv) {
   CHECK(clGetSupportedImageFormats(ctx, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE3D, 0, NULL, &formats));
   app_print("ro_3d_formats", formats);
   prog = app_build(ctx, dev, kSource, NULL);
-  make = kernel(prog, "make");
-  blur = kernel(prog, "blur");
-  scale = kernel(prog, "scale");
-  mix = kernel(prog, "combine");
-  volume = kernel(prog, "volume");
-  layers = kernel(prog, "layers");
+  make = app_kernel(prog, "make");
+  blur = app_kernel(prog, "blur");
+  scale = app_kernel(prog, "scale");
+  mix = app_kernel(prog, "combine");
+  volume = app_kernel(prog, "volume");
+  layers = app_kernel(prog, "layers");
 
   memset(&desc, 0, sizeof desc);
   desc.image_type = CL_MEM_OBJECT_IMAGE2D;
@@ -302,7 +294,7 @@ int main(int argc, char** argv) {
     static float lin_px[300 * 4], ramp_out[256 * 4];
     size_t texels = 256, all = 300, lo[3] = {0, 0, 0}, lr[3] = {256, 1, 1};
     cl_mem lin, img1d, out, assoc = NULL, buffer_of = NULL;
-    cl_kernel ramp = kernel(prog, "ramp");
+    cl_kernel ramp = app_kernel(prog, "ramp");
     float g = 0.5f;
     for (i = 0; i < 300 * 4; ++i) lin_px[i] = (float)(i % 37) - 5.0f;
     lin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof lin_px, lin_px, &err);
