@@ -123,8 +123,7 @@ cl_int run_dynamic(const Launch& L, sched::LaunchPlan& plan) {
     for (bool finished = false; !finished;) {
       for (unsigned d = 0; d < ndev; ++d) {
         if (!busy[d]) continue;
-        cl_int st = CL_QUEUED;
-        real().clGetEventInfo(busy[d]->event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+        const cl_int st = native_status(busy[d]->event, CL_QUEUED);
         if (st > CL_COMPLETE) continue;
         finished = true;
         if (st < 0 && !failure) failure = st;

@@ -46,8 +46,7 @@ std::vector<Watched> g_watched;
 void harvest_watched(sched::Scheduler& scheduler) {
   size_t kept = 0;
   for (Watched& w : g_watched) {
-    cl_int status = CL_QUEUED;
-    real().clGetEventInfo(w.native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    const cl_int status = native_status(w.native, CL_QUEUED);
     if (status > CL_COMPLETE) {
       g_watched[kept++] = w;
       continue;

@@ -436,11 +436,8 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   cl_int status = CL_SUCCESS;
   for (unsigned d : used) {
     real().clFinish(rt.devices[d].queue);
-    for (const ChunkRun& r : runs[d]) {
-      cl_int st = CL_COMPLETE;
-      real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-      if (st < 0) status = st;
-    }
+    for (const ChunkRun& r : runs[d])
+      if (const cl_int st = native_status(r.event); st < 0) status = st;
   }
   o->runs = std::move(runs);
   read_split_times(*o);

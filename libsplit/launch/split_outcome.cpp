@@ -50,8 +50,7 @@ void read_split_times(SplitOutcome& o) {
     o.transfer_seconds[d] = w1 > w0 ? (w1 - w0) * 1e-9 : 0;
     for (ChunkRun& r : o.runs[d]) {
       if (!r.event) continue;
-      cl_int status = CL_COMPLETE;
-      real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+      const cl_int status = native_status(r.event);
       // An asynchronous split has returned already: a sub-kernel that
       // failed on its device is said here; the app's event ends with the
       // device queue's markers, whose status the driver decides (what a
@@ -115,11 +114,8 @@ void log_and_trace(const SplitOutcome& o) {
 
 bool completed(const SplitOutcome& o) {
   for (unsigned d : o.used)
-    for (const ChunkRun& r : o.runs[d]) {
-      cl_int st = CL_COMPLETE;
-      if (r.event) real().clGetEventInfo(r.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-      if (st > CL_COMPLETE) return false;
-    }
+    for (const ChunkRun& r : o.runs[d])
+      if (r.event && native_status(r.event) > CL_COMPLETE) return false;
   return true;
 }
 

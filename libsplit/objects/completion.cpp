@@ -169,9 +169,7 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status) {
       delete data;
       real().clReleaseEvent(native);
       real().clWaitForEvents(1, &native);
-      cl_int st = CL_COMPLETE;
-      real().clGetEventInfo(native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-      handle(entry, w, st);
+      handle(entry, w, native_status(native));
     }
   }
   // A command with no device work of its own completes behind the earlier ones.
@@ -213,9 +211,7 @@ void help_complete_up_to(cl_command_queue q, cl_event until) {
   for (auto& [entry, w] : todo) {
     cl_event native = w->native;
     if (!w->device_queue) real().clWaitForEvents(1, &native);
-    cl_int st = CL_COMPLETE;
-    real().clGetEventInfo(native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-    handle(entry, *w, st);
+    handle(entry, *w, native_status(native));
     real().clReleaseEvent(native);
   }
 }

@@ -15,11 +15,7 @@ namespace libsplit {
 
 namespace {
 
-bool completed(cl_event e) {
-  cl_int status = CL_COMPLETE;
-  real().clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-  return status <= CL_COMPLETE;
-}
+bool completed(cl_event e) { return native_status(e) <= CL_COMPLETE; }
 
 }  // namespace
 

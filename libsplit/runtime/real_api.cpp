@@ -30,4 +30,10 @@ const RealApi& real() {
   return api;
 }
 
+cl_int native_status(cl_event e, cl_int unknown) {
+  cl_int status = unknown;
+  real().clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  return status;
+}
+
 }  // namespace libsplit

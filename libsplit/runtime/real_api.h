@@ -18,4 +18,8 @@ struct RealApi {
 // Resolved once, on first use. Missing entries stay null (old loaders).
 const RealApi& real();
 
+// A driver event's execution status (CL_QUEUED .. CL_COMPLETE, or its
+// negative error); `unknown` where the query itself fails.
+cl_int native_status(cl_event e, cl_int unknown = CL_COMPLETE);
+
 }  // namespace libsplit
