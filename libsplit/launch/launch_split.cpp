@@ -17,12 +17,11 @@
 #include "reduction.h"
 #include "split_outcome.h"
 #include "unit_merge.h"
-#include "sched/warm_start.h"
+#include "sched/warm_start.h"  // sched::describe
 
 #include <algorithm>
 #include <chrono>
 #include <set>
-#include <sstream>
 #include <thread>
 
 namespace libsplit {
@@ -89,6 +88,14 @@ std::vector<std::vector<ChunkRun>> place_packages(const std::vector<std::vector<
       if (!drained[d].empty())
         if (auto c = placement.place(d, last[d])) runs[d].push_back({*c});
   return runs;
+}
+
+// Every chunk of the runs, device by device.
+std::vector<sched::Chunk> chunks_in(const std::vector<std::vector<ChunkRun>>& runs) {
+  std::vector<sched::Chunk> chunks;
+  for (const auto& r : runs)
+    for (const ChunkRun& c : r) chunks.push_back(c.chunk);
+  return chunks;
 }
 
 // Per root store: what each device needs staged and what it writes.
@@ -158,6 +165,15 @@ std::map<BufferStore*, StoreUse> store_uses(const Launch& L,
     u.merge = merge;
   }
   return stores;
+}
+
+// A store the devices wrote without overlap (no merge): each written range
+// lives on its writer from now on.
+void keep_where_written(BufferStore& s, const StoreUse& u, const std::vector<unsigned>& used) {
+  for (unsigned d : used) {
+    if (u.wrote_unknown[d]) wrote_device(s, d, u.hull);
+    for (const Range& r : u.wrote[d].ranges()) wrote_device(s, d, r);
+  }
 }
 
 // Device d's private copy of a reduction buffer, filled with the identity
@@ -263,11 +279,8 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   if (std::any_of(runs.begin(), runs.end(), [](const auto& r) { return r.size() > 1; }))
     if (OwnerPlacement placement(L, ndev); placement.active()) runs = place_packages(runs, placement);
   {
-    std::vector<sched::Chunk> planned;
-    for (const auto& r : runs)
-      for (const ChunkRun& c : r) planned.push_back(c.chunk);
     const cl_ulong t0 = now_ns();
-    if (auto kept = owner_computes_split(L, planned, &locality)) {
+    if (auto kept = owner_computes_split(L, chunks_in(runs), &locality)) {
       for (auto& r : runs) r.clear();
       for (const sched::Chunk& c : *kept) runs[c.device].push_back({c});
     }
@@ -281,10 +294,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   // 0.15 ms stencil launch staged 151 MB (18 ms) for a 0.07 ms gain.
   if (const double allowance = plan.staging_allowance(); allowance < INFINITY && L.regions_known() &&
       std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r.size() <= 1; })) {
-    std::vector<sched::Chunk> chunks;
-    for (const auto& r : runs)
-      for (const ChunkRun& c : r) chunks.push_back(c.chunk);
-    const StagingEstimate bytes = staging_bytes(L, chunks);
+    const StagingEstimate bytes = staging_bytes(L, chunks_in(runs));
     if (const double cost = staging_seconds(bytes); cost > allowance) {
       log_line(2, "launch " + std::to_string(L.id) + ": split declined, its data movement (" +
                       std::to_string(bytes.to_device) + " B to devices, " + std::to_string(bytes.to_host) +
@@ -386,12 +396,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
       if ((err = launch_chunk(dq, dk, L, r.chunk, &r.event))) return err;
     real().clFlush(dq);
   }
-  {
-    std::vector<sched::Chunk> chunks;
-    for (unsigned d : used)
-      for (const ChunkRun& r : runs[d]) chunks.push_back(r.chunk);
-    o->record = record_split_partition(L, chunks);
-  }
+  o->record = record_split_partition(L, chunks_in(runs));
   o->first_split = first_split_of_shape(L.key);
   if (locality.find("-> joint partition") != std::string::npos) o->notes += " | joint partition of the cycle (owner computes)";
   else if (locality.find("-> plan") == std::string::npos && !locality.empty()) o->notes += " | kept partition (owner computes)";
@@ -401,13 +406,8 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
     // live where they were written from now on (every later command that
     // reads them goes through the writer's in-order queue), and the app's
     // event completes with the device queues' work (completion.h).
-    for (auto& [s, u] : stores) {
-      if (!u.written) continue;
-      for (unsigned d : used) {
-        if (u.wrote_unknown[d]) wrote_device(*s, d, u.hull);
-        for (const Range& r : u.wrote[d].ranges()) wrote_device(*s, d, r);
-      }
-    }
+    for (auto& [s, u] : stores)
+      if (u.written) keep_where_written(*s, u, used);
     for (unsigned d : used) {
       if (!profiled) {
         note_device_work(rt.devices[d].queue);
@@ -433,14 +433,9 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
     return CL_SUCCESS;
   }
 
-  cl_int status = CL_SUCCESS;
-  for (unsigned d : used) {
-    real().clFinish(rt.devices[d].queue);
-    for (const ChunkRun& r : runs[d])
-      if (const cl_int st = native_status(r.event); st < 0) status = st;
-  }
+  for (unsigned d : used) real().clFinish(rt.devices[d].queue);
   o->runs = std::move(runs);
-  read_split_times(*o);
+  const cl_int status = read_split_times(*o);
   // LIBSPLIT_INJECT_SLOWDOWN: each device's kernel time as measured and as
   // stretched; the launch then waits for the slowest stretched device (the
   // devices run side by side: the waits do not add up).
@@ -472,10 +467,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
       continue;
     }
     if (!u.merge) {
-      for (unsigned d : used) {
-        if (u.wrote_unknown[d]) wrote_device(*s, d, u.hull);
-        for (const Range& r : u.wrote[d].ranges()) wrote_device(*s, d, r);
-      }
+      keep_where_written(*s, u, used);
       continue;
     }
     any_merge = true;

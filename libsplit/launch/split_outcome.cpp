@@ -4,12 +4,10 @@
 #include "real_api.h"
 
 #include <algorithm>
-#include <chrono>
 #include <deque>
 #include <map>
 #include <set>
 #include <sstream>
-#include <thread>
 
 namespace libsplit {
 
@@ -40,8 +38,9 @@ cl_ulong end_of(cl_event e) {
 
 }  // namespace
 
-void read_split_times(SplitOutcome& o) {
+cl_int read_split_times(SplitOutcome& o) {
   Runtime& rt = runtime();
+  cl_int failed = CL_SUCCESS;
   for (unsigned d : o.used) {
     if (!o.write_begin[d] && !o.runs[d].front().event) continue;  // read before
     const cl_ulong w0 = end_of(o.write_begin[d]), w1 = end_of(o.write_end[d]);
@@ -55,9 +54,11 @@ void read_split_times(SplitOutcome& o) {
       // failed on its device is said here; the app's event ends with the
       // device queue's markers, whose status the driver decides (what a
       // failed sub-launch should do is issue 24's fault injection).
-      if (status < 0)
+      if (status < 0) {
+        failed = status;
         log_line(1, "launch " + std::to_string(o.id) + " " + o.kernel + ": its sub-kernel on dev" +
                         std::to_string(d) + " failed (" + std::to_string(status) + ")");
+      }
       r.seconds = o.slowdown[d] * event_seconds(r.event, &r.start, &r.end);
       real().clReleaseEvent(r.event);
       r.event = nullptr;
@@ -67,6 +68,7 @@ void read_split_times(SplitOutcome& o) {
       if (r.end > r.start) rt.tracer->span(o.kernel, "kernel", d, device_to_host_ns(d, r.start), device_to_host_ns(d, r.end));
     if (w1 > w0) rt.tracer->span("transfer " + o.kernel, "transfer", d, device_to_host_ns(d, w0), device_to_host_ns(d, w1));
   }
+  return failed;
 }
 
 namespace {

@@ -52,8 +52,9 @@ struct SplitOutcome {
 };
 
 // Reads the kernel and write times from the outcome's native events
-// (complete), releases them, adds the trace's timeline spans. Once.
-void read_split_times(SplitOutcome& outcome);
+// (complete), releases them, adds the trace's timeline spans. Once: the
+// status of a sub-kernel that failed, else CL_SUCCESS.
+cl_int read_split_times(SplitOutcome& outcome);
 // Reads the times if not done yet and reports the outcome.
 void report_split(SplitOutcome& outcome);
 
