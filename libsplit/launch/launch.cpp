@@ -372,19 +372,20 @@ cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sc
                                        nullptr, event);
 }
 
-SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chunk,
-                       double kernel_s, double transfer_s, double predicted_s) {
+SubKernelRow trace_row(uint64_t launch, const std::string& kernel, unsigned split_dim, uint64_t total_groups,
+                       unsigned device, const sched::Chunk& chunk, double kernel_s, double transfer_s,
+                       double predicted_s) {
   SubKernelRow row;
-  row.launch = L.id;
-  row.kernel = L.kernel->name;
+  row.launch = launch;
+  row.kernel = kernel;
   row.device = device;
-  row.split_dim = L.dim;
+  row.split_dim = split_dim;
   row.first_group = chunk.first_group;
   row.groups = chunk.group_count;
-  row.total_groups = L.total_groups;
+  row.total_groups = total_groups;
   row.ms_kernel = kernel_s * 1e3;
   row.ms_transfer = transfer_s * 1e3;
-  row.granularity = static_cast<double>(chunk.group_count) / static_cast<double>(L.total_groups);
+  row.granularity = static_cast<double>(chunk.group_count) / static_cast<double>(total_groups);
   row.predicted_ms = predicted_s * 1e3;
   return row;
 }

@@ -107,9 +107,15 @@ cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned
 cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sched::Chunk& c,
                     cl_event* event, bool original = false);
 
-// One LIBSPLIT_TRACE row (seconds in, milliseconds out).
-SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chunk,
-                       double kernel_s, double transfer_s, double predicted_s);
+// One LIBSPLIT_TRACE row (seconds in, milliseconds out) of launch `launch`
+// of `kernel`, split along `split_dim` into `total_groups` groups.
+SubKernelRow trace_row(uint64_t launch, const std::string& kernel, unsigned split_dim, uint64_t total_groups,
+                       unsigned device, const sched::Chunk& chunk, double kernel_s, double transfer_s,
+                       double predicted_s);
+inline SubKernelRow trace_row(const Launch& L, unsigned device, const sched::Chunk& chunk, double kernel_s,
+                              double transfer_s, double predicted_s) {
+  return trace_row(L.id, L.kernel->name, L.dim, L.total_groups, device, chunk, kernel_s, transfer_s, predicted_s);
+}
 
 // Kernel seconds of a completed native event (profiling START..END).
 double event_seconds(cl_event e, cl_ulong* start = nullptr, cl_ulong* end = nullptr);

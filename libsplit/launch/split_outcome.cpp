@@ -90,18 +90,8 @@ void log_and_trace(const SplitOutcome& o) {
     if (back) line << " " << back << " B back";
     for (const ChunkRun& r : o.runs[d]) {
       const bool first = &r == &o.runs[d].front();
-      SubKernelRow row;
-      row.launch = o.id;
-      row.kernel = o.kernel;
-      row.device = d;
-      row.split_dim = o.dim;
-      row.first_group = r.chunk.first_group;
-      row.groups = r.chunk.group_count;
-      row.total_groups = o.total_groups;
-      row.ms_kernel = r.seconds * 1e3;
-      row.ms_transfer = first ? o.transfer_seconds[d] * 1e3 : 0;
-      row.granularity = double(r.chunk.group_count) / double(o.total_groups);
-      row.predicted_ms = o.predicted[d] * 1e3;
+      SubKernelRow row = trace_row(o.id, o.kernel, o.dim, o.total_groups, d, r.chunk, r.seconds,
+                                   first ? o.transfer_seconds[d] : 0, o.predicted[d]);
       if (first) {
         row.bytes_to_device = o.moved[d].bytes_to_device, row.bytes_to_host = back;
         row.ms_gather = o.gather_seconds_per_device[d] * 1e3;
