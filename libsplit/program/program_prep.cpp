@@ -723,7 +723,7 @@ void start_preparation(cl_program p) {
   // is that slot's original: the first launches need nothing more.
   std::vector<cl_program> ready(rt.platforms.size(), nullptr);
   for (unsigned s = 0; s < rt.platforms.size(); ++s)
-    if (rt.slot_open_now[s] && rt.contexts[s] == p->context->real && built_for(p, slot_devices(s))) {
+    if (rt.device_slot_open(s) && rt.contexts[s] == p->context->real && built_for(p, slot_devices(s))) {
       real().clRetainProgram(p->native);
       ready[s] = p->native;
       log_line(2, "preparation: the app's build is the original of platform slot " + std::to_string(s));

@@ -1,6 +1,5 @@
 #include "runtime.h"
 
-
 #include "clock.h"
 #include "real_api.h"
 #include "trace.h"
@@ -8,8 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cstdlib>
+#include <thread>
 
 namespace libsplit {
 
@@ -128,10 +127,6 @@ Runtime* create_runtime() {
   return rt;
 }
 
-}  // namespace
-
-namespace {
-
 // Whose context allocates the pinned staging memory of moves between
 // devices (data/pinned_staging.h): the first GPU (LIBSPLIT_PINNED=auto), the
 // first device (1), none (0).
@@ -189,10 +184,12 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   }
   if (adoptable) split_app_slot(*this, app_devices);
   contexts.assign(platforms.size(), nullptr);
-  slot_open_now.assign(platforms.size(), 0);
-  slot_opened = std::make_unique<std::atomic<bool>[]>(platforms.size());
+  slot_count = static_cast<unsigned>(platforms.size());
+  slot_opened = std::make_unique<std::atomic<bool>[]>(slot_count);
+  // The slots holding a device of the app's context open now, the others later.
+  std::vector<char> app_slot(slot_count, 0);
   for (const Device& d : devices)
-    if (std::binary_search(app_devices.begin(), app_devices.end(), d.id)) slot_open_now[d.slot] = 1;
+    if (std::binary_search(app_devices.begin(), app_devices.end(), d.id)) app_slot[d.slot] = 1;
   // Opens slot s: its context (the app's where the devices are the same)
   // and its devices' queues.
   auto open_slot = [this, app_real, adoptable, app_devices](unsigned s) -> cl_int {
@@ -235,11 +232,12 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   };
   std::vector<unsigned> later;
   for (unsigned s = 0; s < platforms.size(); ++s) {
-    if (!slot_open_now[s]) {
+    if (!app_slot[s]) {
       later.push_back(s);
       continue;
     }
     if (cl_int err = open_slot(s)) return fail(err);
+    slot_opened[s].store(true, std::memory_order_release);
   }
   pinning_device = choose_pinning_device(*this);
   if (pinning_device >= 0)
@@ -272,10 +270,11 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
       else ok = false;
     }
     // A slot that did not open leaves its devices out of every launch.
-    if (!ok)
+    if (ok)
+      log_line(2, "the other devices opened in the background in " + std::to_string((now_ns() - t1) / 1000000) + " ms");
+    else
       log_line(closing ? 2 : 1, std::string("devices outside the app's context not opened") +
                                     (closing ? " (the app ended first)" : ": they are not used"));
-    if (ok) log_line(2, "the other devices opened in the background in " + std::to_string((now_ns() - t1) / 1000000) + " ms");
     {
       std::lock_guard lock(open_mutex);
       others_open = true;
@@ -307,7 +306,7 @@ cl_context Runtime::context(unsigned slot) {
 }
 
 bool Runtime::device_slot_open(unsigned slot) const {
-  return slot < slot_open_now.size() && (slot_open_now[slot] || slot_opened[slot].load(std::memory_order_acquire));
+  return slot < slot_count && slot_opened[slot].load(std::memory_order_acquire);
 }
 
 namespace {

@@ -99,8 +99,9 @@ struct Runtime {
   void stop_opening();
   // The internal context of `slot`, waiting for it to open if need be.
   cl_context context(unsigned slot);
-  std::vector<char> slot_open_now;  // by slot: opened with the app's context
-  // By slot: opened in the background (each usable as soon as it is).
+  // By slot: its context and queues are open (those holding a device of the
+  // app's context with it, the others each as soon as it opens).
+  unsigned slot_count = 0;
   std::unique_ptr<std::atomic<bool>[]> slot_opened;
   // Minimum/maximum over the set of the sizing limits apps query.
   size_t min_max_work_group_size() const;
