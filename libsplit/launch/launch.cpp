@@ -204,6 +204,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   const bool timed = rt.controls.log >= 3;
   auto stamp = [timed] { return timed ? now_ns() : cl_ulong(0); };
   const cl_ulong t0 = stamp();
+  driver_enqueue_ns() = 0;
   prepare_program(k->program, q->home);
   if (k->program->mode == _cl_program::Mode::Failed) return CL_INVALID_PROGRAM_EXECUTABLE;
   deliver_reports();
@@ -225,7 +226,8 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
       log_line(3, "host time of launch " + std::to_string(L.id) + " (" + how + "): prepare " +
                       std::to_string((t1 - t0) / 1000) + " us, describe " +
                       std::to_string((t2 - t1) / 1000) + " us, plan " + std::to_string((t3 - t2) / 1000) +
-                      " us, run " + std::to_string((t4 - t3) / 1000) + " us");
+                      " us, run " + std::to_string((t4 - t3) / 1000) + " us (of which the drivers' enqueues " +
+                      std::to_string(driver_enqueue_ns() / 1000) + " us)");
   };
   if (!L.split) {
     cl_int err = run_whole(L, q->home, nullptr);
@@ -368,8 +370,17 @@ cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sc
   // choice is at most 64).
   const bool drivers_choice = original && spec.local_chosen && c.first_group == 0 &&
                               c.group_count == L.total_groups;
-  return real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, drivers_choice ? nullptr : loc, 0,
-                                       nullptr, event);
+  const bool timed = runtime().controls.log >= 3;
+  const cl_ulong start = timed ? now_ns() : 0;
+  const cl_int err = real().clEnqueueNDRangeKernel(dq, dk, spec.dims, off, glob, drivers_choice ? nullptr : loc, 0,
+                                                   nullptr, event);
+  if (timed) driver_enqueue_ns() += now_ns() - start;
+  return err;
+}
+
+cl_ulong& driver_enqueue_ns() {
+  thread_local cl_ulong spent = 0;
+  return spent;
 }
 
 SubKernelRow trace_row(uint64_t launch, const std::string& kernel, unsigned split_dim, uint64_t total_groups,

@@ -104,6 +104,11 @@ cl_int set_device_args(cl_kernel dk, const std::vector<ArgValue>& args, unsigned
 
 // Enqueues chunk c of the launch on dq (offset sub-launch + hidden ctx;
 // `original`: dk is the app's own kernel, which has no hidden argument).
+// With LIBSPLIT_LOG=3: the host time this thread spent inside the drivers'
+// clEnqueueNDRangeKernel (launch_chunk), so that a launch's LOG=3 line
+// tells libsplit's own cost from the drivers'.
+cl_ulong& driver_enqueue_ns();
+
 cl_int launch_chunk(cl_command_queue dq, cl_kernel dk, const Launch& L, const sched::Chunk& c,
                     cl_event* event, bool original = false);
 
