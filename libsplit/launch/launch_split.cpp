@@ -17,10 +17,10 @@
 #include "reduction.h"
 #include "split_outcome.h"
 #include "unit_merge.h"
-#include "sched/warm_start.h"  // sched::describe
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -217,8 +217,8 @@ cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsig
 // Whether this is the first split launch of the key's shape (under the exec
 // lock, like every launch).
 bool first_split_of_shape(const sched::LaunchKey& k) {
-  static std::set<std::string> seen;
-  return seen.insert(sched::describe(k) + " home=" + std::to_string(k.home)).second;
+  static std::map<sched::LaunchKey, std::set<unsigned>, sched::ShapeLess> seen;  // homes by shape
+  return seen[k].insert(k.home).second;
 }
 
 // The used devices in increasing order of the highest work-group they ran:

@@ -15,7 +15,7 @@ std::unique_ptr<LaunchPlan> AdaptiveScheduler::plan(const LaunchKey& key, uint64
   bool chunked;
   {
     std::lock_guard lock(mutex_);
-    KeyState& state = states_[describe(key)];
+    KeyState& state = states_[key];
     if (state.chunked && state.launches >= state.switched_at + state.recheck) {
       state.chunked = false;  // re-check: is the work still moving?
       state.rechecking = true;
@@ -32,7 +32,7 @@ void AdaptiveScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   bool chunked;
   {
     std::lock_guard lock(mutex_);
-    KeyState& state = states_[describe(key)];
+    KeyState& state = states_[key];
     chunked = state.chunked;
     ++state.launches;
     if (!chunked) {

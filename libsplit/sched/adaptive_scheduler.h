@@ -44,7 +44,7 @@ class AdaptiveScheduler final : public Scheduler {
   };
   std::unique_ptr<Scheduler> solver_, chunks_;
   std::mutex mutex_;
-  std::map<std::string, KeyState> states_;
+  std::map<LaunchKey, KeyState, ShapeLess> states_;
 };
 
 }  // namespace libsplit::sched

@@ -80,7 +80,7 @@ AutoTuneScheduler::AutoTuneScheduler(const std::vector<DeviceInfo>& devices)
 
 std::unique_ptr<LaunchPlan> AutoTuneScheduler::plan(const LaunchKey& key, uint64_t numgroups) {
   std::lock_guard lock(mutex_);
-  KeyState& state = states_[describe(key)];
+  KeyState& state = states_[key];
   const size_t n = devices_.size();
   if (state.rate.size() != n) state.rate.assign(n, 0.0);
 
@@ -107,7 +107,7 @@ std::unique_ptr<LaunchPlan> AutoTuneScheduler::plan(const LaunchKey& key, uint64
 
 void AutoTuneScheduler::report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) {
   std::lock_guard lock(mutex_);
-  KeyState& state = states_[describe(key)];
+  KeyState& state = states_[key];
   const size_t n = devices_.size();
   if (state.rate.size() != n) state.rate.assign(n, 0.0);
   std::vector<uint64_t> groups(n, 0);

@@ -57,7 +57,7 @@ class AutoTuneScheduler final : public Scheduler {
   std::vector<DeviceInfo> devices_;
   std::vector<double> nominal_;
   std::mutex mutex_;
-  std::map<std::string, KeyState> states_;
+  std::map<LaunchKey, KeyState, ShapeLess> states_;
 };
 
 // The package size HGuided gives device i (exposed for tests).

@@ -22,8 +22,8 @@ double DeviceCostModel::latest_per_group() const {
   return samples_.front().seconds / double(samples_.front().groups);
 }
 
-double DeviceCostModel::predict(uint64_t groups) const {
-  if (groups == 0 || samples_.empty()) return 0;
+DeviceCostModel::Line DeviceCostModel::line() const {
+  if (samples_.empty()) return {};
   const Sample& latest = samples_.front();
   for (size_t i = 1; i < samples_.size(); ++i) {
     const Sample& other = samples_[i];
@@ -36,10 +36,26 @@ double DeviceCostModel::predict(uint64_t groups) const {
     double overhead = std::clamp(latest.seconds - slope * double(latest.groups), 0.0,
                                  latest.seconds);
     // Keep the latest point exact: the slope absorbs what the clamp removed.
-    slope = (latest.seconds - overhead) / double(latest.groups);
-    return overhead + slope * double(groups);
+    return {overhead, (latest.seconds - overhead) / double(latest.groups)};
   }
-  return latest_per_group() * double(groups);
+  return {0.0, latest_per_group()};
+}
+
+double DeviceCostModel::predict(uint64_t groups) const { return line().at(groups); }
+
+uint64_t DeviceCostModel::Line::groups_within(double seconds, uint64_t limit) const {
+  // Solve overhead + slope * g <= seconds, then step to the exact answer of
+  // the same floating-point evaluation as at() (the division rounds).
+  uint64_t g = limit;
+  if (slope > 0) {
+    const double solved = std::floor((seconds - overhead) / slope);
+    g = !(solved > 0) ? 0 : solved >= double(limit) ? limit : uint64_t(solved);  // NaN: 0
+  } else if (at(limit) > seconds) {
+    g = 0;  // flat line above the budget (slope 0: every size costs the same)
+  }
+  while (g < limit && at(g + 1) <= seconds) ++g;
+  while (g > 0 && at(g) > seconds) --g;
+  return g;
 }
 
 }  // namespace libsplit::sched

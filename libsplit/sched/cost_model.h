@@ -18,6 +18,17 @@ class DeviceCostModel {
   double latest_per_group() const;
   // Predicted seconds for `groups` groups (0 for 0 groups or unknown).
   double predict(uint64_t groups) const;
+  // predict(g) = overhead + slope * g for g > 0: which samples fix the line
+  // does not depend on g, so a caller asking many sizes takes it once.
+  struct Line {
+    double overhead = 0, slope = 0;
+    double at(uint64_t groups) const { return groups ? overhead + slope * double(groups) : 0.0; }
+    // The most groups, up to `limit`, predicted to take at most `seconds`:
+    // what a binary search over at() finds, in O(1) (the split scheduler
+    // asks ~1000 times per launch report).
+    uint64_t groups_within(double seconds, uint64_t limit) const;
+  };
+  Line line() const;  // unknown: predicts 0 everywhere
 
  private:
   struct Sample {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +38,19 @@ struct LaunchKey {
   // have run the launch on (the no-regret baseline).
   unsigned home = 0;
   bool operator==(const LaunchKey&) const = default;
+};
+
+// Orders launch shapes without their home device (the fields of
+// describe(key)): the key of the schedulers whose state is per shape, for
+// every home. A comparison, not a string built at every launch.
+struct ShapeLess {
+  bool operator()(const LaunchKey& a, const LaunchKey& b) const {
+    auto fields = [](const LaunchKey& k) {
+      return std::tie(k.kernel, k.dims, k.global[0], k.global[1], k.global[2], k.local[0], k.local[1],
+                      k.local[2], k.split_dim);
+    };
+    return fields(a) < fields(b);
+  }
 };
 
 // A contiguous run of work-groups (along the split dimension) for one device.

@@ -76,7 +76,7 @@ SplitScheduler::SplitScheduler(SplitSchedulerConfig config,
 SplitScheduler::~SplitScheduler() = default;
 
 SplitScheduler::KeyState& SplitScheduler::state_for(const LaunchKey& key) {
-  std::unique_ptr<KeyState>& slot = states_[describe(key)];
+  std::unique_ptr<KeyState>& slot = states_[key];
   if (slot) return *slot;
   slot = std::make_unique<KeyState>();
   KeyState& state = *slot;
@@ -136,25 +136,16 @@ std::optional<unsigned> SplitScheduler::decide_whole(KeyState& state,
 double SplitScheduler::predicted_balanced(const KeyState& state, uint64_t numgroups) const {
   // Smallest T such that the devices, each taking the most groups its cost
   // model finishes by T, cover numgroups.
+  std::vector<DeviceCostModel::Line> lines;
+  for (const DeviceCostModel& cost : state.busy_cost)
+    if (cost.known()) lines.push_back(cost.line());
   auto groups_by = [&](double t) {
     uint64_t total = 0;
-    for (const DeviceCostModel& cost : state.busy_cost) {
-      if (!cost.known()) continue;
-      uint64_t low = 0, high = numgroups;
-      while (low < high) {
-        uint64_t mid = (low + high + 1) / 2;
-        if (cost.predict(mid) <= t)
-          low = mid;
-        else
-          high = mid - 1;
-      }
-      total += low;
-    }
+    for (const DeviceCostModel::Line& line : lines) total += line.groups_within(t, numgroups);
     return total;
   };
   double high = 0;
-  for (const DeviceCostModel& cost : state.busy_cost)
-    if (cost.known()) high = std::max(high, cost.predict(numgroups));
+  for (const DeviceCostModel::Line& line : lines) high = std::max(high, line.at(numgroups));
   if (high <= 0) return 0;
   double low = 0;
   for (int i = 0; i < 50; ++i) {

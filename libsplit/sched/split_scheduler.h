@@ -88,7 +88,7 @@ class SplitScheduler final : public Scheduler {
   bool allow_whole_;
   std::optional<WarmStartStore> warm_start_;
   std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<KeyState>> states_;
+  std::map<LaunchKey, std::unique_ptr<KeyState>, ShapeLess> states_;
 };
 
 // Nominal device powers: compute_units * clock_mhz, GPUs weighted by
