@@ -49,11 +49,13 @@ LocalityState& state() {
   return s;
 }
 
+// Built a dozen times per split launch: appends, not a string stream.
 std::string shape_key(const Launch& L) {
-  std::ostringstream k;
-  k << L.spec.dims << ':' << L.dim;
-  for (unsigned d = 0; d < L.spec.dims; ++d) k << ':' << L.spec.global[d] << '/' << L.spec.local[d] << '+' << L.spec.offset[d];
-  return k.str();
+  std::string k = std::to_string(L.spec.dims) + ':' + std::to_string(L.dim);
+  for (unsigned d = 0; d < L.spec.dims; ++d)
+    k += ':' + std::to_string(L.spec.global[d]) + '/' + std::to_string(L.spec.local[d]) + '+' +
+         std::to_string(L.spec.offset[d]);
+  return k;
 }
 
 std::string rate_key(const Launch& L) { return L.kernel->name + '@' + shape_key(L); }
