@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "monotone_search.h"
 #include "plans.h"
 #include "rounding.h"
 
@@ -261,15 +262,8 @@ std::vector<uint64_t> NoRegretScheduler::split_caps(const KeyState& state, uint6
 
 uint64_t NoRegretScheduler::fits(const KeyState& state, unsigned d, uint64_t cap, double t,
                                  bool upper) const {
-  uint64_t low = 0, high = cap;  // most groups of d done by t
-  while (low < high) {
-    uint64_t mid = (low + high + 1) / 2;
-    if (predict_busy(state, d, mid, upper) <= t)
-      low = mid;
-    else
-      high = mid - 1;
-  }
-  return low;
+  // Most groups of d done by t (predict_busy grows with the groups).
+  return largest_within([&](uint64_t g) { return predict_busy(state, d, g, upper); }, cap, t);
 }
 
 bool NoRegretScheduler::split_may_beat(const KeyState& state, uint64_t numgroups,
@@ -337,18 +331,9 @@ uint64_t NoRegretScheduler::probe_size(const KeyState& state, unsigned d,
   // (A one-size fit is too pessimistic to judge: keep growing.)
   const bool loses = device.kernel.has_slope() && makespan * (1 + P::kSplitMargin) >= whole;
   const uint64_t useful = loses ? 0 : split[d];
-  uint64_t within = 1;
-  {
-    uint64_t low = 1, high = numgroups;
-    while (low < high) {
-      uint64_t mid = (low + high + 1) / 2;
-      if (device.kernel.predict(mid) <= whole)
-        low = mid;
-      else
-        high = mid - 1;
-    }
-    within = low;
-  }
+  // At least one group (predict(1) < whole here).
+  const uint64_t within =
+      std::max<uint64_t>(1, largest_within([&](uint64_t g) { return device.kernel.predict(g); }, numgroups, whole));
   uint64_t size = std::max(P::kGrowth * device.last_probe, within);
   size = std::min({size, numgroups, std::max<uint64_t>(1, 2 * useful)});
   return std::max<uint64_t>(size, 1);
