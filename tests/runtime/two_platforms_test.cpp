@@ -90,6 +90,29 @@ TEST_F(TwoPlatforms, SplitLaunchesGiveTheNativeOutput) {
   }
 }
 
+// Moves between the two platforms' devices through pinned staging memory in
+// pieces much smaller than the moves (both halves of the staging memory in
+// turn: a piece is read into one while the other is written) give the
+// native output.
+TEST_F(TwoPlatforms, MovesThroughPinnedStagingInPiecesGiveTheNativeOutput) {
+  Env env = shim_env("staged");
+  env["LIBSPLIT_WHOLE"] = "0";
+  env["LIBSPLIT_SYNC_PREPARE"] = "1";
+  env["LIBSPLIT_PINNED"] = "1";
+  for (const char* staging : {"staging_bytes=4096", "staging_bytes=1000"}) {
+    env["LIBSPLIT_INJECT_FAULTS"] = staging;
+    for (const char* scenario : {"iterative", "columns", "rw", "merge"}) {
+      auto native = run_child({RT_APP, scenario}, native_env());
+      ASSERT_EQ(native.exit_code, 0) << scenario << "\n" << native.err;
+      auto shim = run_child({RT_APP, scenario}, env);
+      ASSERT_EQ(shim.exit_code, 0) << scenario << "\n" << shim.err;
+      EXPECT_EQ(native.out, shim.out) << staging << " " << scenario << "\n" << shim.err;
+      EXPECT_NE(shim.err.find("(pinned staging)"), std::string::npos)
+          << staging << " " << scenario << ": no move through the staging memory\n" << shim.err;
+    }
+  }
+}
+
 // The platform without the app's device builds the partition-ready program
 // only once a probe wants its device, and then only when the run can pay for
 // the build from its exploration budget (its binaries cached, or a long run):
