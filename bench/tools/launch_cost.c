@@ -4,12 +4,15 @@
  * sub-kernels).
  *
  *   launch_cost [--device N] [--items N] [--iters N] [--finish-every K] [--event]
+ *               [--profiling] [--flush]
  *
  * An axpy over N floats, launched N times with no event kept (--event: the
  * app keeps each launch's event and releases it), clFinish every K
  * launches. Prints the median and 90th percentile of the enqueue's host
  * time, and the wall time per launch (enqueues and finishes), after an
- * untimed first tenth. --device numbers the devices of all platforms. */
+ * untimed first tenth. --device numbers the devices of all platforms.
+ * --profiling: the queue has CL_QUEUE_PROFILING_ENABLE (as the shim's own
+ * device queues do); --flush: clFlush after every launch (as the shim does). */
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <stdio.h>
@@ -42,7 +45,7 @@ static const char* kSource =
     "  size_t i = get_global_id(0); y[i] = a * x[i] + y[i]; }\n";
 
 int main(int argc, char** argv) {
-  unsigned device_index = 0, iters = 2000, finish_every = 1, keep_event = 0;
+  unsigned device_index = 0, iters = 2000, finish_every = 1, keep_event = 0, profiling = 0, flush = 0;
   size_t items = 1 << 20;
   for (int i = 1; i < argc; ++i) {
     const char* next = i + 1 < argc ? argv[i + 1] : "";
@@ -51,8 +54,11 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--iters")) iters = (unsigned)atoi(next), ++i;
     else if (!strcmp(argv[i], "--finish-every")) finish_every = (unsigned)atoi(next), ++i;
     else if (!strcmp(argv[i], "--event")) keep_event = 1;
+    else if (!strcmp(argv[i], "--profiling")) profiling = 1;
+    else if (!strcmp(argv[i], "--flush")) flush = 1;
     else {
-      fprintf(stderr, "usage: %s [--device N] [--items N] [--iters N] [--finish-every K] [--event]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--device N] [--items N] [--iters N] [--finish-every K] [--event] [--profiling] [--flush]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -78,7 +84,7 @@ int main(int argc, char** argv) {
   cl_int err;
   cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
   CHECK(err);
-  cl_command_queue q = clCreateCommandQueue(ctx, device, 0, &err);
+  cl_command_queue q = clCreateCommandQueue(ctx, device, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
   CHECK(err);
   cl_program prog = clCreateProgramWithSource(ctx, 1, &kSource, NULL, &err);
   CHECK(err);
@@ -105,6 +111,7 @@ int main(int argc, char** argv) {
     const double t = now_us();
     CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &local, 0, NULL, keep_event ? &e : NULL));
     enqueue[i] = now_us() - t;
+    if (flush) CHECK(clFlush(q));
     if (e) clReleaseEvent(e);
     if ((i + 1) % finish_every == 0) CHECK(clFinish(q));
   }
