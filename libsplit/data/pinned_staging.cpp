@@ -12,11 +12,10 @@
 namespace libsplit {
 
 namespace {
-// Two halves (copy_staged reads into one while writing from the other),
-// each large enough for copies to run near full speed (on the H100, 1 MB
-// pieces ran at 28-35 GB/s, 16 MB at 52-53), small enough to pin in a few
+// Large enough for copies to run near full speed (on the H100, 1 MB pieces
+// ran at 28-35 GB/s, 16 MB at 52-53), small enough to pin in a few
 // milliseconds (32 MiB took 21 ms).
-constexpr size_t kStagingBytes = size_t(16) << 20;
+constexpr size_t kStagingBytes = size_t(8) << 20;
 }  // namespace
 
 PinnedStaging* pinned_staging() {
@@ -28,7 +27,7 @@ PinnedStaging* pinned_staging() {
   if (rt.pinning_device < 0) return nullptr;
   const Device& dev = rt.devices[rt.pinning_device];
   size_t bytes = kStagingBytes;
-  // Tests: many small pieces through both halves.
+  // Tests: a move in many small pieces.
   if (auto v = injected_fault(rt.controls.inject_faults, "staging_bytes"); v && !v->empty())
     bytes = std::max<size_t>(2, std::strtoull(std::string(*v).c_str(), nullptr, 10));
   const cl_ulong t0 = now_ns();

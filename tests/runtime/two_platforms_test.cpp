@@ -91,9 +91,7 @@ TEST_F(TwoPlatforms, SplitLaunchesGiveTheNativeOutput) {
 }
 
 // Moves between the two platforms' devices through pinned staging memory in
-// pieces much smaller than the moves (both halves of the staging memory in
-// turn: a piece is read into one while the other is written) give the
-// native output.
+// pieces much smaller than the moves give the native output.
 TEST_F(TwoPlatforms, MovesThroughPinnedStagingInPiecesGiveTheNativeOutput) {
   Env env = shim_env("staged");
   env["LIBSPLIT_WHOLE"] = "0";
