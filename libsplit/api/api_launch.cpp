@@ -2,8 +2,9 @@
 // app's device validates it, its arguments captured, then queued; the
 // command runs execute_launch (launch/launch.h) on the queue's worker.
 #include "api.h"
+#include "executables.h"
 #include "launch.h"
-#include "program_prep.h"
+#include "program_checks.h"
 #include "queue.h"
 #include "real_api.h"
 

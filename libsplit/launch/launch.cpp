@@ -4,9 +4,9 @@
 #include "launch.h"
 
 #include "device_kernel_args.h"
+#include "executables.h"
 #include "image_data.h"
 #include "indirect_regions.h"
-#include "program_prep.h"
 #include "real_api.h"
 #include "reduction.h"
 #include "sampler_data.h"
@@ -204,8 +204,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   const bool timed = rt.controls.log >= 3;
   auto stamp = [timed] { return timed ? now_ns() : cl_ulong(0); };
   const cl_ulong t0 = stamp();
-  prepare_program(k->program, q->home);
-  if (k->program->mode == _cl_program::Mode::Failed) return CL_INVALID_PROGRAM_EXECUTABLE;
+  if (!program_launchable(k->program, q->home)) return CL_INVALID_PROGRAM_EXECUTABLE;
   deliver_reports();
   Launch L;
   L.queue = q;

@@ -6,8 +6,8 @@
 #include "launch.h"
 
 #include "command_times.h"
+#include "executables.h"
 #include "locality.h"
-#include "program_prep.h"
 #include "real_api.h"
 
 #include <chrono>

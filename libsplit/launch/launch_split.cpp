@@ -10,9 +10,9 @@
 
 #include "command_times.h"
 #include "completion.h"
+#include "executables.h"
 #include "indirect_regions.h"
 #include "locality.h"
-#include "program_prep.h"
 #include "real_api.h"
 #include "reduction.h"
 #include "split_outcome.h"

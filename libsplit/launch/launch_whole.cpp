@@ -7,8 +7,8 @@
 
 #include "command_times.h"
 #include "completion.h"
+#include "executables.h"
 #include "image_data.h"
-#include "program_prep.h"
 #include "real_api.h"
 
 #include <sstream>
