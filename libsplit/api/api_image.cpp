@@ -50,32 +50,30 @@ void record(std::map<cl_uint, std::vector<uint8_t>>& into, cl_uint what,
 
 using NativeCreate = std::function<cl_mem(cl_context, const cl_image_desc*, cl_int*)>;
 
-// Creates the image natively on the app's context (every check and error
-// code as native), records its answers, releases it, and makes ours.
-cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_flags flags,
-                    const cl_image_desc* desc, void* host_ptr,
-                    cl_int* errcode_ret, const NativeCreate& native_create) {
-  auto fail = [&](cl_int e) -> cl_mem {
-    if (errcode_ret) *errcode_ret = e;
+// The image created natively on the app's context (every check and error
+// code as native); null with *err set where it is refused.
+cl_mem create_native_image(cl_context ctx, const cl_image_desc* desc, const NativeCreate& native_create,
+                           cl_int* errcode) {
+  auto refuse = [&](cl_int e) -> cl_mem {
+    *errcode = e;
     return nullptr;
   };
-  if (!valid(ctx)) return fail(CL_INVALID_CONTEXT);
   // An image over a buffer: checked natively over a stand-in buffer of the
   // same size and flags on the app's context.
   cl_mem over = desc ? desc->mem_object : nullptr;
   cl_image_desc native_desc{};
   cl_mem stand_in = nullptr;
   if (over) {
-    if (!valid(over)) return fail(CL_INVALID_IMAGE_DESCRIPTOR);
+    if (!valid(over)) return refuse(CL_INVALID_IMAGE_DESCRIPTOR);
     if (over->type != CL_MEM_OBJECT_BUFFER) {
       // Images over other images (views): not supported while splitting (README, limitations).
       log_line(1, "images created from another image are not supported while splitting");
-      return fail(CL_INVALID_OPERATION);
+      return refuse(CL_INVALID_OPERATION);
     }
     cl_int err = CL_SUCCESS;
     stand_in = real().clCreateBuffer(ctx->real, over->flags & ~cl_mem_flags(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR),
                                      over->size, nullptr, &err);
-    if (!stand_in) return fail(err);
+    if (!stand_in) return refuse(err);
     native_desc = *desc;
     native_desc.mem_object = stand_in;
     desc = &native_desc;
@@ -88,10 +86,87 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
     real().clReleaseMemObject(native);
     if (stand_in) real().clReleaseMemObject(stand_in);
     log_line(1, "mip-mapped images are not supported while splitting");
-    return fail(CL_INVALID_OPERATION);
+    return refuse(CL_INVALID_OPERATION);
   }
   if (stand_in) real().clReleaseMemObject(stand_in);
-  if (!native || err != CL_SUCCESS) return fail(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES);
+  if (!native || err != CL_SUCCESS) return refuse(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES);
+  return native;
+}
+
+// The extent of an image as the driver reports it.
+struct ImageExtent {
+  size_t width = 0, height = 1, depth = 1, array_size = 1;
+};
+
+// The whole image as an API region, and its host copy: over a buffer the
+// buffer's host copy, with CL_MEM_USE_HOST_PTR the app's memory, else a
+// copy of its own (filled from host_ptr with CL_MEM_COPY_HOST_PTR).
+cl_int lay_out_host_copy(ImageStore& store, cl_mem_object_type type, const ImageExtent& extent,
+                         const cl_image_desc* desc, cl_mem_flags flags, cl_mem_flags native_flags, cl_mem over,
+                         void* host_ptr) {
+  const size_t width = extent.width, height = extent.height, depth = extent.depth,
+               array_size = extent.array_size;
+  // The whole image as an API region, and the host copy's layout: rows of
+  // `width` texels, `rows` rows per slice, `slices` slices (array layers).
+  size_t rows = 1, slices = 1;
+  switch (type) {
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY: slices = array_size; store.region[1] = array_size; break;
+    case CL_MEM_OBJECT_IMAGE2D: rows = height; store.region[1] = height; break;
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+      rows = height, slices = array_size;
+      store.region[1] = height, store.region[2] = array_size;
+      break;
+    case CL_MEM_OBJECT_IMAGE3D:
+      rows = height, slices = depth;
+      store.region[1] = height, store.region[2] = depth;
+      break;
+    default: break;
+  }
+  store.region[0] = width;
+  const size_t tight_row = width * store.element_size;
+  // The app's layout of host_ptr (pitches as given, else tight).
+  const size_t app_row = desc->image_row_pitch ? desc->image_row_pitch : tight_row;
+  const size_t app_slice = desc->image_slice_pitch ? desc->image_slice_pitch : app_row * rows;
+  if (over) {
+    // The buffer's host copy, laid out as the image over it.
+    store.buffer = over;
+    store.shadow = over->store->shadow + over->origin;
+    store.row_pitch = app_row;
+    store.slice_pitch = 0;
+    if (!(flags & kAccessFlags)) store.device_flags = (store.device_flags & ~kAccessFlags) | (native_flags & kAccessFlags);
+  } else if (flags & CL_MEM_USE_HOST_PTR) {
+    store.shadow = static_cast<uint8_t*>(host_ptr);
+    store.row_pitch = app_row;
+    store.slice_pitch = app_slice;
+  } else {
+    store.row_pitch = tight_row;
+    store.slice_pitch = tight_row * rows;
+    store.owned.reset(new (std::nothrow) uint8_t[store.slice_pitch * slices]());
+    if (!store.owned) return CL_OUT_OF_HOST_MEMORY;
+    store.shadow = store.owned.get();
+    if (flags & CL_MEM_COPY_HOST_PTR)
+      for (size_t s = 0; s < slices; ++s)
+        for (size_t y = 0; y < rows; ++y)
+          std::memcpy(store.shadow + s * store.slice_pitch + y * store.row_pitch,
+                      static_cast<const uint8_t*>(host_ptr) + s * app_slice + y * app_row, tight_row);
+  }
+  return CL_SUCCESS;
+}
+
+// Creates the image natively on the app's context (every check and error
+// code as native), records its answers, releases it, and makes ours.
+cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_flags flags,
+                    const cl_image_desc* desc, void* host_ptr,
+                    cl_int* errcode_ret, const NativeCreate& native_create) {
+  auto fail = [&](cl_int e) -> cl_mem {
+    if (errcode_ret) *errcode_ret = e;
+    return nullptr;
+  };
+  if (!valid(ctx)) return fail(CL_INVALID_CONTEXT);
+  cl_mem over = desc ? desc->mem_object : nullptr;
+  cl_int err = CL_SUCCESS;
+  cl_mem native = create_native_image(ctx, desc, native_create, &err);
+  if (!native) return fail(err);
   std::map<cl_uint, std::vector<uint8_t>> image_answers;
   for (cl_image_info what : kImageInfos)
     record(image_answers, what, [&](size_t n, void* v, size_t* r) { return real().clGetImageInfo(native, what, n, v, r); });
@@ -105,10 +180,11 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
   store->image_answers = std::move(image_answers);
   store->format = image_info<cl_image_format>(native, CL_IMAGE_FORMAT);
   store->element_size = image_info<size_t>(native, CL_IMAGE_ELEMENT_SIZE);
-  const size_t width = image_info<size_t>(native, CL_IMAGE_WIDTH);
-  const size_t height = std::max<size_t>(1, image_info<size_t>(native, CL_IMAGE_HEIGHT));
-  const size_t depth = std::max<size_t>(1, image_info<size_t>(native, CL_IMAGE_DEPTH));
-  const size_t array_size = std::max<size_t>(1, image_info<size_t>(native, CL_IMAGE_ARRAY_SIZE));
+  ImageExtent extent;
+  extent.width = image_info<size_t>(native, CL_IMAGE_WIDTH);
+  extent.height = std::max<size_t>(1, image_info<size_t>(native, CL_IMAGE_HEIGHT));
+  extent.depth = std::max<size_t>(1, image_info<size_t>(native, CL_IMAGE_DEPTH));
+  extent.array_size = std::max<size_t>(1, image_info<size_t>(native, CL_IMAGE_ARRAY_SIZE));
   real().clReleaseMemObject(native);
 
   cl_image_desc& d = store->desc;
@@ -118,50 +194,7 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
   d.mem_object = nullptr;
   store->device_flags = flags & (kAccessFlags | CL_MEM_KERNEL_READ_AND_WRITE);
   if (!(store->device_flags & kAccessFlags)) store->device_flags |= CL_MEM_READ_WRITE;
-  // The whole image as an API region, and the host copy's layout: rows of
-  // `width` texels, `rows` rows per slice, `slices` slices (array layers).
-  size_t rows = 1, slices = 1;
-  switch (type) {
-    case CL_MEM_OBJECT_IMAGE1D_ARRAY: slices = array_size; store->region[1] = array_size; break;
-    case CL_MEM_OBJECT_IMAGE2D: rows = height; store->region[1] = height; break;
-    case CL_MEM_OBJECT_IMAGE2D_ARRAY:
-      rows = height, slices = array_size;
-      store->region[1] = height, store->region[2] = array_size;
-      break;
-    case CL_MEM_OBJECT_IMAGE3D:
-      rows = height, slices = depth;
-      store->region[1] = height, store->region[2] = depth;
-      break;
-    default: break;
-  }
-  store->region[0] = width;
-  const size_t tight_row = width * store->element_size;
-  // The app's layout of host_ptr (pitches as given, else tight).
-  const size_t app_row = desc->image_row_pitch ? desc->image_row_pitch : tight_row;
-  const size_t app_slice = desc->image_slice_pitch ? desc->image_slice_pitch : app_row * rows;
-  if (over) {
-    // The buffer's host copy, laid out as the image over it.
-    store->buffer = over;
-    store->shadow = over->store->shadow + over->origin;
-    store->row_pitch = app_row;
-    store->slice_pitch = 0;
-    if (!(flags & kAccessFlags)) store->device_flags = (store->device_flags & ~kAccessFlags) | (native_flags & kAccessFlags);
-  } else if (flags & CL_MEM_USE_HOST_PTR) {
-    store->shadow = static_cast<uint8_t*>(host_ptr);
-    store->row_pitch = app_row;
-    store->slice_pitch = app_slice;
-  } else {
-    store->row_pitch = tight_row;
-    store->slice_pitch = tight_row * rows;
-    store->owned.reset(new (std::nothrow) uint8_t[store->slice_pitch * slices]());
-    if (!store->owned) return fail(CL_OUT_OF_HOST_MEMORY);
-    store->shadow = store->owned.get();
-    if (flags & CL_MEM_COPY_HOST_PTR)
-      for (size_t s = 0; s < slices; ++s)
-        for (size_t y = 0; y < rows; ++y)
-          std::memcpy(store->shadow + s * store->slice_pitch + y * store->row_pitch,
-                      static_cast<const uint8_t*>(host_ptr) + s * app_slice + y * app_row, tight_row);
-  }
+  if (cl_int e = lay_out_host_copy(*store, type, extent, desc, flags, native_flags, over, host_ptr)) return fail(e);
   auto* m = new _cl_mem;
   m->context = ctx;
   retain(ctx);

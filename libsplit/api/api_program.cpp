@@ -1,8 +1,9 @@
 // Programs and kernels. The app's program is built natively on the app's own
 // context (errors, logs and binaries answer like native); the programs that
 // execute are built per platform on libsplit's contexts at the first launch
-// (program_prep.cpp).
+// (program_prep.h).
 #include "api.h"
+#include "app_binaries.h"
 #include "cc_client.h"
 #include "objects.h"
 #include "program_prep.h"
@@ -396,7 +397,7 @@ cl_int clGetKernelSubGroupInfo(cl_kernel k, cl_device_id device, cl_kernel_sub_g
 // ---- separate compilation ----
 // The native compile and link give the app native results. For execution,
 // each compile records a unit (its source with every header inlined, and its
-// options); a link gathers the units of its inputs. prepare_program builds a
+// options); a link gathers the units of its inputs. advance_preparation builds a
 // linked executable on libsplit's devices as one source (program_source.h)
 // or, when that does not build, by compiling and linking the units there.
 namespace libsplit {

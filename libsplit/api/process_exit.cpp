@@ -5,8 +5,8 @@
 // would be registered). So libsplit runs its end-of-process work when main
 // returns (wrapping main through __libc_start_main) or when the app calls
 // exit(): both happen while every library is still whole.
+#include "background_jobs.h"
 #include "launch.h"
-#include "program_prep.h"
 
 #include <dlfcn.h>
 

@@ -4,9 +4,9 @@
 #include "launch.h"
 
 #include "device_kernel_args.h"
+#include "executables.h"
 #include "image_data.h"
 #include "indirect_regions.h"
-#include "program_prep.h"
 #include "real_api.h"
 #include "reduction.h"
 #include "sampler_data.h"
@@ -80,23 +80,12 @@ SplitChoice split_choice(cl_kernel k, const KernelSummary& ks,
   return choice;
 }
 
-// Fills everything but the plan: arguments, regions, split dimension.
-void describe(Launch& L) {
-  Runtime& rt = runtime();
+// The launch's arguments: scalars, buffers (with their summaries), images;
+// what ties the launch to the queue's device (images, samplers, pipes and
+// SVM), null when nothing does.
+const char* describe_arguments(Launch& L, const KernelSummary* ks) {
   cl_kernel k = L.kernel;
-  cl_program p = k->program;
-  const LaunchSpec& spec = L.spec;
   const std::vector<ArgValue>& args = L.args;
-  L.compiled = p->mode == _cl_program::Mode::Compiled;
-  const KernelSummary* ks = L.compiled ? p->summary->find(k->name) : nullptr;
-  L.summary = ks;
-  const unsigned ndev = static_cast<unsigned>(rt.devices.size());
-  L.nd.dims = spec.dims;
-  for (unsigned d = 0; d < 3; ++d) {
-    L.nd.global[d] = spec.global[d];
-    L.nd.local[d] = spec.local[d];
-    L.nd.offset[d] = spec.offset[d];
-  }
   L.buffers.reserve(args.size());
   L.scalars.assign(args.size(), std::nullopt);
   L.sizes.assign(args.size(), 0);
@@ -133,7 +122,14 @@ void describe(Launch& L) {
       L.sizes[i] = args[i].mem->size;
     }
   }
+  return device_bound;
+}
 
+// Whether the launch may split at all (L.split), else why it runs whole.
+void decide_splittable(Launch& L, const KernelSummary* ks, const char* device_bound, unsigned ndev) {
+  Runtime& rt = runtime();
+  cl_program p = L.kernel->program;
+  const LaunchSpec& spec = L.spec;
   // Global atomics allow a split only on reduction buffers (reduction.h),
   // and only while LIBSPLIT_REDUCTIONS is on.
   const bool reductions = ks && ks->uses_global_atomics && atomics_are_reductions(*ks);
@@ -156,6 +152,14 @@ void describe(Launch& L) {
       L.split = false;
       L.why_whole = why;
     }
+}
+
+// The split dimension (regions and the split's merge prediction in Compiled
+// mode, else the dimension with the most groups) and the groups along it;
+// a launch that cannot be cut there runs whole.
+void choose_dimension(Launch& L, const KernelSummary* ks, unsigned ndev) {
+  cl_kernel k = L.kernel;
+  const LaunchSpec& spec = L.spec;
   L.dim = spec.dims - 1;
   // Index buffers are read only by the stages that split or probe (through
   // slice_bytes): a launch the scheduler runs whole pays no scan. The
@@ -187,6 +191,27 @@ void describe(Launch& L) {
         L.split = false;
         L.why_whole = "local size above the limits of device " + std::to_string(d);
       }
+}
+
+// Fills everything but the plan: arguments, regions, split dimension.
+void describe(Launch& L) {
+  Runtime& rt = runtime();
+  cl_kernel k = L.kernel;
+  cl_program p = k->program;
+  const LaunchSpec& spec = L.spec;
+  L.compiled = p->mode == _cl_program::Mode::Compiled;
+  const KernelSummary* ks = L.compiled ? p->summary->find(k->name) : nullptr;
+  L.summary = ks;
+  const unsigned ndev = static_cast<unsigned>(rt.devices.size());
+  L.nd.dims = spec.dims;
+  for (unsigned d = 0; d < 3; ++d) {
+    L.nd.global[d] = spec.global[d];
+    L.nd.local[d] = spec.local[d];
+    L.nd.offset[d] = spec.offset[d];
+  }
+  const char* device_bound = describe_arguments(L, ks);
+  decide_splittable(L, ks, device_bound, ndev);
+  choose_dimension(L, ks, ndev);
   L.key.kernel = k->name;
   L.key.dims = spec.dims;
   for (unsigned d = 0; d < 3; ++d) L.key.global[d] = spec.global[d], L.key.local[d] = spec.local[d];
@@ -205,8 +230,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   auto stamp = [timed] { return timed ? now_ns() : cl_ulong(0); };
   const cl_ulong t0 = stamp();
   driver_enqueue_ns() = 0;
-  prepare_program(k->program, q->home);
-  if (k->program->mode == _cl_program::Mode::Failed) return CL_INVALID_PROGRAM_EXECUTABLE;
+  if (!program_launchable(k->program, q->home)) return CL_INVALID_PROGRAM_EXECUTABLE;
   deliver_reports();
   Launch L;
   L.queue = q;

@@ -11,7 +11,11 @@
 //   launch_probe.cpp    speculative probes on private scratch buffers
 //   launch_reports.cpp  measurements from device callbacks, handed to the
 //                       scheduler by the launch thread
-// Every stage runs under the runtime's exec lock.
+//   indirect_regions.cpp  regions that load from index buffers, read from
+//                       the buffers' contents before the launch runs
+// Which program and kernel serve a device is program/executables.h's
+// answer: the stages ask it and never build a program themselves. Every
+// stage runs under the runtime's exec lock.
 #pragma once
 
 #include "buffer_data.h"

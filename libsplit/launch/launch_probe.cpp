@@ -10,8 +10,8 @@
 #include "launch.h"
 
 #include "completion.h"
+#include "executables.h"
 #include "indirect_regions.h"
-#include "program_prep.h"
 #include "real_api.h"
 
 #include <atomic>

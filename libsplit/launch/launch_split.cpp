@@ -10,9 +10,9 @@
 
 #include "command_times.h"
 #include "completion.h"
+#include "executables.h"
 #include "indirect_regions.h"
 #include "locality.h"
-#include "program_prep.h"
 #include "real_api.h"
 #include "reduction.h"
 #include "split_outcome.h"
@@ -262,51 +262,57 @@ cl_int merge_copies(const Launch& L, BufferStore& s, const StoreUse& u, const st
   return CL_SUCCESS;
 }
 
-}  // namespace
+using Runs = std::vector<std::vector<ChunkRun>>;
+using Stores = std::map<BufferStore*, StoreUse>;
+using Snapshots = std::map<BufferStore*, std::vector<uint8_t>>;
 
-cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
-  Runtime& rt = runtime();
-  const unsigned ndev = static_cast<unsigned>(rt.devices.size());
-  std::vector<std::vector<ChunkRun>> runs = drain(plan, ndev);
+// Where the runs go: owner computes (locality.h) may keep a one-slice-per-
+// device plan on the partition that already holds the data, and puts the
+// packages of a chunk scheduler on the groups their device ran last. Returns
+// owner computes' account of it ("" when it had nothing to say).
+std::string place_runs(Launch& L, sched::LaunchPlan& plan, Runs& runs, unsigned ndev) {
   // Reading index buffers to find the regions is host time on the app's
   // path: no more than the split can gain (spmv large on 2 H100: 0.5 s of
   // reads for a split worth 1.6 ms, which the gate then declined).
   if (const double allowance = plan.staging_allowance(); allowance < INFINITY) limit_index_reads(L, allowance);
-  // Owner computes (locality.h): a one-slice-per-device plan may run on the
-  // partition that already holds the data instead; the packages of a chunk
-  // scheduler go on the groups their device ran last.
   std::string locality;
   if (std::any_of(runs.begin(), runs.end(), [](const auto& r) { return r.size() > 1; }))
     if (OwnerPlacement placement(L, ndev); placement.active()) runs = place_packages(runs, placement);
-  {
-    const cl_ulong t0 = now_ns();
-    if (auto kept = owner_computes_split(L, chunks_in(runs), &locality)) {
-      for (auto& r : runs) r.clear();
-      for (const sched::Chunk& c : *kept) runs[c.device].push_back({c});
-    }
-    if (!locality.empty())
-      log_line(2, "launch " + std::to_string(L.id) + " owner computes: " + locality + " (decided in " +
-                      std::to_string((now_ns() - t0) / 1000) + " us)");
+  const cl_ulong t0 = now_ns();
+  if (auto kept = owner_computes_split(L, chunks_in(runs), &locality)) {
+    for (auto& r : runs) r.clear();
+    for (const sched::Chunk& c : *kept) runs[c.device].push_back({c});
   }
-  // One slice per device whose data movement the split's gain cannot pay
-  // back (the scheduler's allowance, from times; the bytes from regions and
-  // validity): whole on home instead. On 2 H200 the first even split of a
-  // 0.15 ms stencil launch staged 151 MB (18 ms) for a 0.07 ms gain.
-  if (const double allowance = plan.staging_allowance(); allowance < INFINITY && L.regions_known() &&
-      std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r.size() <= 1; })) {
-    const StagingEstimate bytes = staging_bytes(L, chunks_in(runs));
-    if (const double cost = staging_seconds(bytes); cost > allowance) {
-      log_line(2, "launch " + std::to_string(L.id) + ": split declined, its data movement (" +
-                      std::to_string(bytes.to_device) + " B to devices, " + std::to_string(bytes.to_host) +
-                      " B back, " + ms(cost) + " ms) would not pay back (" + ms(allowance) + " ms)");
-      rt.scheduler->split_declined(L.key);
-      return run_whole(L, L.queue->home, &plan);
-    }
-  }
-  std::vector<unsigned> used;
-  for (unsigned d = 0; d < ndev; ++d)
-    if (!runs[d].empty()) used.push_back(d);
-  if (used.empty()) return CL_SUCCESS;
+  if (!locality.empty())
+    log_line(2, "launch " + std::to_string(L.id) + " owner computes: " + locality + " (decided in " +
+                    std::to_string((now_ns() - t0) / 1000) + " us)");
+  return locality;
+}
+
+// One slice per device whose data movement the split's gain cannot pay
+// back (the scheduler's allowance, from times; the bytes from regions and
+// validity): whole on home instead. On 2 H200 the first even split of a
+// 0.15 ms stencil launch staged 151 MB (18 ms) for a 0.07 ms gain. Returns
+// the whole launch's status when declined.
+std::optional<cl_int> declined_for_staging(Launch& L, sched::LaunchPlan& plan, const Runs& runs) {
+  const double allowance = plan.staging_allowance();
+  if (!(allowance < INFINITY) || !L.regions_known() ||
+      !std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r.size() <= 1; }))
+    return std::nullopt;
+  const StagingEstimate bytes = staging_bytes(L, chunks_in(runs));
+  const double cost = staging_seconds(bytes);
+  if (!(cost > allowance)) return std::nullopt;
+  log_line(2, "launch " + std::to_string(L.id) + ": split declined, its data movement (" +
+                  std::to_string(bytes.to_device) + " B to devices, " + std::to_string(bytes.to_host) +
+                  " B back, " + ms(cost) + " ms) would not pay back (" + ms(allowance) + " ms)");
+  runtime().scheduler->split_declined(L.key);
+  return run_whole(L, L.queue->home, &plan);
+}
+
+// A device of the split whose context is still opening or whose program is
+// still building, or whose kernel cannot take the local size: whole on the
+// app's device instead. Returns the whole launch's status when declined.
+std::optional<cl_int> declined_by_devices(Launch& L, sched::LaunchPlan& plan, const std::vector<unsigned>& used) {
   if (!devices_ready(L.kernel, used)) {
     L.why_whole = "a device of the split not ready yet (opening, or its program building)";
     return run_whole(L, L.queue->home, nullptr);
@@ -316,38 +322,37 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
     if (cl_kernel dk = device_kernel(L.kernel, d, &err); dk && !kernel_takes_local_size(L, dk, d)) {
       log_line(2, "launch " + std::to_string(L.id) + ": split declined, the kernel on dev" + std::to_string(d) +
                       " cannot take the local size: whole on the app's device");
-      rt.scheduler->split_declined(L.key);
+      runtime().scheduler->split_declined(L.key);
       return run_whole(L, L.queue->home, &plan);
     }
   }
-  // The host's time in this split launch: its enqueue, or, where it must
-  // wait for its sub-kernels (merge, reduction), start to merge.
-  const cl_ulong host_start = now_ns();
-  std::map<BufferStore*, StoreUse> stores = store_uses(L, runs, used, ndev);
-  const std::string& name = L.kernel->name;
+  return std::nullopt;
+}
+
+// The split's outcome as far as known before it runs (*slowed: a device's
+// kernel is stretched by LIBSPLIT_INJECT_SLOWDOWN).
+std::unique_ptr<SplitOutcome> new_outcome(const Launch& L, sched::LaunchPlan& plan, const std::vector<unsigned>& used,
+                                          unsigned ndev, bool* slowed) {
   auto o = std::make_unique<SplitOutcome>();
-  o->key = L.key, o->id = L.id, o->kernel = name, o->dim = L.dim, o->total_groups = L.total_groups;
+  o->key = L.key, o->id = L.id, o->kernel = L.kernel->name, o->dim = L.dim, o->total_groups = L.total_groups;
   o->used = used;
   o->write_begin.assign(ndev, nullptr), o->write_end.assign(ndev, nullptr);
   o->moved.resize(ndev), o->gather_seconds_per_device.assign(ndev, 0), o->predicted.assign(ndev, 0);
   o->slowdown.assign(ndev, 1), o->transfer_seconds.assign(ndev, 0), o->read_back.assign(ndev, 0);
-  bool slowed = false;
+  *slowed = false;
   for (unsigned d : used) {
     o->predicted[d] = plan.predicted_seconds(d);
-    o->slowdown[d] = injected_slowdown(d, L.id, name);
-    slowed |= o->slowdown[d] != 1.0;
+    o->slowdown[d] = injected_slowdown(d, L.id, L.kernel->name);
+    *slowed |= o->slowdown[d] != 1.0;
   }
-  bool host_after = false;  // merged or combined on the host once the sub-kernels are done
-  for (const auto& [s, u] : stores) host_after |= u.merge || u.reduction;
-  // LIBSPLIT_INJECT_SLOWDOWN stretches the launch by waiting.
-  const bool async = rt.controls.async_splits && !host_after && !slowed;
-  // A profiled app queue's event gets its device times from the sub-kernels.
-  const bool profiled = (L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed();
+  return o;
+}
 
-  // Stage: merged stores keep a snapshot; every byte a device lacks is first
-  // gathered on the host (reading from the other devices while they are
-  // idle), so that once kernels run only host-to-device writes remain.
-  std::map<BufferStore*, std::vector<uint8_t>> snapshots;
+// Stage: merged stores keep a snapshot; every byte a device lacks is first
+// gathered on the host (reading from the other devices while they are
+// idle), so that once kernels run only host-to-device writes remain.
+cl_int gather_on_host(const Launch& L, Stores& stores, const std::vector<unsigned>& used, Snapshots& snapshots,
+                      SplitOutcome& o) {
   for (auto& [s, u] : stores) {
     if (!u.merge) continue;
     // The diff needs every device's copy equal to the snapshot: undefined
@@ -357,21 +362,24 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
     snapshots[s].assign(s->shadow + u.hull.begin, s->shadow + u.hull.end);
     for (unsigned d : used) u.needed[d].add(u.hull);
   }
-  {
-    cl_ulong t0 = now_ns();
-    for (unsigned d : used) {
-      cl_ulong d0 = now_ns();
-      for (auto& [s, u] : stores)
-        for (const Range& r : u.needed[d].ranges())
-          if (cl_int err = stage_for_device(*s, d, r, &o->moved[d])) return err;
-      o->gather_seconds_per_device[d] = (now_ns() - d0) * 1e-9;
-    }
-    cl_ulong t1 = now_ns();
-    o->gather_seconds = (t1 - t0) * 1e-9;
-    if (t1 - t0 > 20000) rt.tracer->span("gather " + name, "transfer", 0, t0, t1);
+  cl_ulong t0 = now_ns();
+  for (unsigned d : used) {
+    cl_ulong d0 = now_ns();
+    for (auto& [s, u] : stores)
+      for (const Range& r : u.needed[d].ranges())
+        if (cl_int err = stage_for_device(*s, d, r, &o.moved[d])) return err;
+    o.gather_seconds_per_device[d] = (now_ns() - d0) * 1e-9;
   }
+  cl_ulong t1 = now_ns();
+  o.gather_seconds = (t1 - t0) * 1e-9;
+  if (t1 - t0 > 20000) runtime().tracer->span("gather " + L.kernel->name, "transfer", 0, t0, t1);
+  return CL_SUCCESS;
+}
 
-  // Run: per device, its writes then its sub-launches; devices overlap.
+// Run: per device, its writes then its sub-launches; devices overlap.
+cl_int enqueue_on_devices(const Launch& L, Stores& stores, Runs& runs, const std::vector<unsigned>& used,
+                          SplitOutcome& o) {
+  Runtime& rt = runtime();
   for (unsigned d : used) {
     cl_int err = CL_SUCCESS;
     cl_command_queue dq = rt.devices[d].queue;
@@ -382,13 +390,13 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
       writes |= u.reduction && d != u.first;
       for (const Range& r : u.needed[d].ranges()) writes |= !device_holds(*s, d, r);
     }
-    if (writes) real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &o->write_begin[d]);
+    if (writes) real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &o.write_begin[d]);
     for (auto& [s, u] : stores) {
       for (const Range& r : u.needed[d].ranges())
-        if ((err = ensure_device(*s, d, r, &o->moved[d]))) return err;
+        if ((err = ensure_device(*s, d, r, &o.moved[d]))) return err;
       if (u.reduction && d != u.first && (err = fill_identity(*s, u, d))) return err;
     }
-    if (writes) real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &o->write_end[d]);
+    if (writes) real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &o.write_end[d]);
     cl_kernel dk = device_kernel(L.kernel, d, &err);
     if (!dk) return err;
     if ((err = set_device_args(dk, L.args, d))) return err;
@@ -396,73 +404,75 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
       if ((err = launch_chunk(dq, dk, L, r.chunk, &r.event))) return err;
     real().clFlush(dq);
   }
-  o->record = record_split_partition(L, chunks_in(runs));
-  o->first_split = first_split_of_shape(L.key);
-  if (locality.find("-> joint partition") != std::string::npos) o->notes += " | joint partition of the cycle (owner computes)";
-  else if (locality.find("-> plan") == std::string::npos && !locality.empty()) o->notes += " | kept partition (owner computes)";
+  return CL_SUCCESS;
+}
 
-  if (async) {
-    // Nothing to do on the host after the sub-kernels: the written bytes
-    // live where they were written from now on (every later command that
-    // reads them goes through the writer's in-order queue), and the app's
-    // event completes with the device queues' work (completion.h).
-    for (auto& [s, u] : stores)
-      if (u.written) keep_where_written(*s, u, used);
-    for (unsigned d : used) {
-      if (!profiled) {
-        note_device_work(rt.devices[d].queue);
-        continue;
-      }
-      // The app's event completes with each device's last sub-kernel, which
-      // also gives its END (and the first one its START) on the host clock.
-      device_to_host_ns(d, 0);  // measures the clock offset here, not in the callback
-      cl_event first = runs[d].front().event, last = runs[d].back().event;
-      real().clRetainEvent(first);
-      real().clRetainEvent(last);
-      complete_after(rt.devices[d].queue, last, [d, first](cl_event native, cl_event app) {
-        cl_ulong start = 0, end = 0;
-        real().clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-        real().clGetEventProfilingInfo(native, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
-        real().clReleaseEvent(first);
-        if (start && end >= start) report_device_span(app, d, start, end);
-      });
+// Nothing to do on the host after the sub-kernels: the written bytes live
+// where they were written from now on (every later command that reads them
+// goes through the writer's in-order queue), and the app's event completes
+// with the device queues' work (completion.h).
+void complete_with_devices(const Stores& stores, const Runs& runs, const std::vector<unsigned>& used, bool profiled) {
+  Runtime& rt = runtime();
+  for (auto& [s, u] : stores)
+    if (u.written) keep_where_written(*s, u, used);
+  for (unsigned d : used) {
+    if (!profiled) {
+      note_device_work(rt.devices[d].queue);
+      continue;
     }
-    o->runs = std::move(runs);
-    o->host_seconds = (now_ns() - host_start) * 1e-9;
-    defer_split_report(std::move(o));
-    return CL_SUCCESS;
+    // The app's event completes with each device's last sub-kernel, which
+    // also gives its END (and the first one its START) on the host clock.
+    device_to_host_ns(d, 0);  // measures the clock offset here, not in the callback
+    cl_event first = runs[d].front().event, last = runs[d].back().event;
+    real().clRetainEvent(first);
+    real().clRetainEvent(last);
+    complete_after(rt.devices[d].queue, last, [d, first](cl_event native, cl_event app) {
+      cl_ulong start = 0, end = 0;
+      real().clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+      real().clGetEventProfilingInfo(native, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      real().clReleaseEvent(first);
+      if (start && end >= start) report_device_span(app, d, start, end);
+    });
   }
+}
 
-  for (unsigned d : used) real().clFinish(rt.devices[d].queue);
-  o->runs = std::move(runs);
-  const cl_int status = read_split_times(*o);
+// Waits for the devices' sub-kernels and reads their times; the status of
+// one that failed, else CL_SUCCESS.
+cl_int wait_for_devices(SplitOutcome& o, const std::vector<unsigned>& used) {
+  for (unsigned d : used) real().clFinish(runtime().devices[d].queue);
+  const cl_int status = read_split_times(o);
   // LIBSPLIT_INJECT_SLOWDOWN: each device's kernel time as measured and as
   // stretched; the launch then waits for the slowest stretched device (the
   // devices run side by side: the waits do not add up).
   double measured_slowest = 0, stretched_slowest = 0;
   for (unsigned d : used) {
     double stretched = 0;
-    for (const ChunkRun& r : o->runs[d]) {
+    for (const ChunkRun& r : o.runs[d]) {
       stretched += r.seconds;
       report_device_span(d, r.start, r.end);
     }
-    measured_slowest = std::max(measured_slowest, stretched / o->slowdown[d]);
+    measured_slowest = std::max(measured_slowest, stretched / o.slowdown[d]);
     stretched_slowest = std::max(stretched_slowest, stretched);
   }
   if (stretched_slowest > measured_slowest)
     std::this_thread::sleep_for(std::chrono::duration<double>(stretched_slowest - measured_slowest));
-  if (status != CL_SUCCESS) return status;
+  return status;
+}
 
-  // Where the written bytes now live. The read-backs of combines and merges
-  // count in the trace's bytes_to_host (not in what the locality record is
-  // told: its figures are the staging before the kernels).
+// Where the written bytes now live: combined, merged, or kept where they
+// were written. The read-backs of combines and merges count in the trace's
+// bytes_to_host (not in what the locality record is told: its figures are
+// the staging before the kernels).
+cl_int settle_written(const Launch& L, Stores& stores, const std::vector<unsigned>& used, Snapshots& snapshots,
+                      SplitOutcome& o) {
+  Runtime& rt = runtime();
   bool any_merge = false, any_reduction = false;
   for (auto& [s, u] : stores) {
     if (!u.written) continue;
     if (u.reduction) {
       any_reduction = true;
       cl_ulong t0 = now_ns();
-      if (cl_int err = combine_copies(*s, u, used, o->read_back)) return err;
+      if (cl_int err = combine_copies(*s, u, used, o.read_back)) return err;
       rt.tracer->span("combine", "transfer", 0, t0, now_ns());
       continue;
     }
@@ -472,16 +482,63 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
     }
     any_merge = true;
     cl_ulong t0 = now_ns();
-    if (cl_int err = merge_copies(L, *s, u, snapshots[s], merge_order(o->runs, used), o->read_back, &o->racy))
+    if (cl_int err = merge_copies(L, *s, u, snapshots[s], merge_order(o.runs, used), o.read_back, &o.racy))
       return err;
     wrote_host(*s, u.hull);
     rt.tracer->span("merge", "transfer", 0, t0, now_ns());
   }
   std::string notes;
   if (any_merge) notes += " | merged";
-  if (o->racy) notes += " (" + std::to_string(o->racy) + " racy elements: LIBSPLIT_LOG=2 names them)";
+  if (o.racy) notes += " (" + std::to_string(o.racy) + " racy elements: LIBSPLIT_LOG=2 names them)";
   if (any_reduction) notes += " | reduced (combined on the host)";
-  o->notes = notes + o->notes;
+  o.notes = notes + o.notes;
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
+  Runtime& rt = runtime();
+  const unsigned ndev = static_cast<unsigned>(rt.devices.size());
+  Runs runs = drain(plan, ndev);
+  const std::string locality = place_runs(L, plan, runs, ndev);
+  if (std::optional<cl_int> whole = declined_for_staging(L, plan, runs)) return *whole;
+  std::vector<unsigned> used;
+  for (unsigned d = 0; d < ndev; ++d)
+    if (!runs[d].empty()) used.push_back(d);
+  if (used.empty()) return CL_SUCCESS;
+  if (std::optional<cl_int> whole = declined_by_devices(L, plan, used)) return *whole;
+  // The host's time in this split launch: its enqueue, or, where it must
+  // wait for its sub-kernels (merge, reduction), start to merge.
+  const cl_ulong host_start = now_ns();
+  Stores stores = store_uses(L, runs, used, ndev);
+  bool slowed = false;
+  std::unique_ptr<SplitOutcome> o = new_outcome(L, plan, used, ndev, &slowed);
+  bool host_after = false;  // merged or combined on the host once the sub-kernels are done
+  for (const auto& [s, u] : stores) host_after |= u.merge || u.reduction;
+  // LIBSPLIT_INJECT_SLOWDOWN stretches the launch by waiting.
+  const bool async = rt.controls.async_splits && !host_after && !slowed;
+  // A profiled app queue's event gets its device times from the sub-kernels.
+  const bool profiled = (L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed();
+
+  Snapshots snapshots;
+  if (cl_int err = gather_on_host(L, stores, used, snapshots, *o)) return err;
+  if (cl_int err = enqueue_on_devices(L, stores, runs, used, *o)) return err;
+  o->record = record_split_partition(L, chunks_in(runs));
+  o->first_split = first_split_of_shape(L.key);
+  if (locality.find("-> joint partition") != std::string::npos) o->notes += " | joint partition of the cycle (owner computes)";
+  else if (locality.find("-> plan") == std::string::npos && !locality.empty()) o->notes += " | kept partition (owner computes)";
+
+  if (async) {
+    complete_with_devices(stores, runs, used, profiled);
+    o->runs = std::move(runs);
+    o->host_seconds = (now_ns() - host_start) * 1e-9;
+    defer_split_report(std::move(o));
+    return CL_SUCCESS;
+  }
+  o->runs = std::move(runs);
+  if (cl_int status = wait_for_devices(*o, used); status != CL_SUCCESS) return status;
+  if (cl_int err = settle_written(L, stores, used, snapshots, *o)) return err;
   o->host_seconds = (now_ns() - host_start) * 1e-9;
   report_split(*o);
   return CL_SUCCESS;

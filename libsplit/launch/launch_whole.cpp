@@ -7,19 +7,19 @@
 
 #include "command_times.h"
 #include "completion.h"
+#include "executables.h"
 #include "image_data.h"
-#include "program_prep.h"
 #include "real_api.h"
 
 #include <sstream>
 
 namespace libsplit {
 
-cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
-  Runtime& rt = runtime();
-  // Every byte the kernel may touch must be current on the device (written
-  // bytes it leaves alone included).
-  TransferStats moved;
+namespace {
+
+// Every byte the kernel may touch must be current on the device (written
+// bytes it leaves alone included); *transfer: the seconds that took.
+cl_int bring_arguments(const Launch& L, unsigned device, TransferStats* moved, double* transfer) {
   // The usual whole launch finds everything in place: no clock read then.
   bool in_place = L.images.empty();
   for (const BufferArg& b : L.buffers)
@@ -27,15 +27,25 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   const cl_ulong t0 = in_place ? 0 : now_ns();
   if (!in_place) {
     for (const BufferArg& b : L.buffers)
-      if (cl_int err = stage_for_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
+      if (cl_int err = stage_for_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), moved))
         return err;
     for (const BufferArg& b : L.buffers)
-      if (cl_int err = ensure_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), &moved))
+      if (cl_int err = ensure_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size), moved))
         return err;
   }
   for (const ImageArg& img : L.images)
     if (cl_int err = ensure_image_device(*img.mem->image, device)) return err;
-  const double transfer = in_place ? 0.0 : (now_ns() - t0) * 1e-9;
+  *transfer = in_place ? 0.0 : (now_ns() - t0) * 1e-9;
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
+  Runtime& rt = runtime();
+  TransferStats moved;
+  double transfer = 0;
+  if (cl_int err = bring_arguments(L, device, &moved, &transfer)) return err;
 
   cl_int err = CL_SUCCESS;
   bool original = false;

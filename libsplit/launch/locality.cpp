@@ -152,6 +152,56 @@ StagingEstimate staging_bytes(const Launch& L, const std::vector<sched::Chunk>& 
   return e;
 }
 
+namespace {
+
+// Joint (LIBSPLIT_CYCLE_PARTITION=joint): a static split of a shape that a
+// cycle of kernels shares proposes the cycle's partition instead of the
+// scheduler's (cycle_partition.h): slices in device order, sized to
+// minimize the sum over the cycle's kernels of the slowest device's time.
+// Returns the cycle, with the proposal (*proposal, *plan_groups) replaced by
+// its partition; nothing (the plan stands) otherwise.
+std::optional<std::vector<CycleKernel>> joint_proposal(LocalityState& st, const Launch& L,
+                                                       const std::vector<sched::Chunk>& planned, unsigned n,
+                                                       std::vector<sched::Chunk>* proposal,
+                                                       std::vector<uint64_t>* plan_groups, std::string* cycle_names) {
+  std::optional<std::vector<CycleKernel>> cycle;
+  bool one_per_device = true;
+  for (unsigned d = 0; d < n; ++d)
+    one_per_device &= std::count_if(planned.begin(), planned.end(),
+                                    [d](const sched::Chunk& c) { return c.device == d; }) <= 1;
+  // Not over fixed shares (uniform, static): there the shares are the user's.
+  if (runtime().controls.cycle_partition == "joint" && one_per_device && !runtime().scheduler->fixed_shares())
+    cycle = cycle_of(st, L, n, cycle_names);
+  if (cycle) {
+    std::vector<uint64_t> joint = joint_partition(*cycle, L.total_groups);
+    if (joint.size() == n) {
+      *plan_groups = joint;
+      proposal->clear();
+      uint64_t first = 0;
+      for (unsigned d = 0; d < n; ++d)
+        if (joint[d]) proposal->push_back({d, first, joint[d]}), first += joint[d];
+    } else {
+      cycle.reset();
+    }
+  }
+  return cycle;
+}
+
+// The groups of `proposal` another device than `owner`'s ran last, in runs.
+std::vector<sched::Chunk> groups_moved(const std::vector<sched::Chunk>& proposal, const std::vector<int>& owner) {
+  std::vector<sched::Chunk> moved;
+  for (const sched::Chunk& c : proposal)
+    for (uint64_t g = c.first_group; g < c.first_group + c.group_count;) {
+      uint64_t e = g;
+      while (e < c.first_group + c.group_count && (owner[e] == int(c.device)) == (owner[g] == int(c.device))) ++e;
+      if (owner[g] != int(c.device)) moved.push_back({c.device, g, e - g});
+      g = e;
+    }
+  return moved;
+}
+
+}  // namespace
+
 std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
                                                               const std::vector<sched::Chunk>& planned,
                                                               std::string* why) {
@@ -162,32 +212,11 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   const unsigned n = static_cast<unsigned>(runtime().devices.size());
   std::vector<sched::Chunk> recorded = chunks_of(shape->second.owner);
   std::vector<uint64_t> plan_groups = groups_per_device(planned, n), kept_groups = groups_per_device(recorded, n);
-  // Joint (LIBSPLIT_CYCLE_PARTITION=joint): a static split of a shape that a
-  // cycle of kernels shares proposes the cycle's partition instead of the
-  // scheduler's (cycle_partition.h): slices in device order, sized to
-  // minimize the sum over the cycle's kernels of the slowest device's time.
+  // Joint (LIBSPLIT_CYCLE_PARTITION=joint): see joint_proposal.
   std::vector<sched::Chunk> proposal = planned;
-  std::optional<std::vector<CycleKernel>> cycle;
   std::string cycle_names;
-  bool one_per_device = true;
-  for (unsigned d = 0; d < n; ++d)
-    one_per_device &= std::count_if(planned.begin(), planned.end(),
-                                    [d](const sched::Chunk& c) { return c.device == d; }) <= 1;
-  // Not over fixed shares (uniform, static): there the shares are the user's.
-  if (runtime().controls.cycle_partition == "joint" && one_per_device && !runtime().scheduler->fixed_shares())
-    cycle = cycle_of(st, L, n, &cycle_names);
-  if (cycle) {
-    std::vector<uint64_t> joint = joint_partition(*cycle, L.total_groups);
-    if (joint.size() == n) {
-      plan_groups = joint;
-      proposal.clear();
-      uint64_t first = 0;
-      for (unsigned d = 0; d < n; ++d)
-        if (joint[d]) proposal.push_back({d, first, joint[d]}), first += joint[d];
-    } else {
-      cycle.reset();
-    }
-  }
+  std::optional<std::vector<CycleKernel>> cycle =
+      joint_proposal(st, L, planned, n, &proposal, &plan_groups, &cycle_names);
   const std::string proposed = cycle ? "joint partition" : "plan";
   if (plan_groups == kept_groups) {
     // Same shares: the recorded positions move nothing the plan would not.
@@ -220,15 +249,7 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   // proposal, what this launch's buffers move: the cycle's next kernels find
   // the rows this one wrote where they now run, and move what it does not
   // touch (not counted).
-  const std::vector<int>& owner = shape->second.owner;
-  std::vector<sched::Chunk> moved;
-  for (const sched::Chunk& c : proposal)
-    for (uint64_t g = c.first_group; g < c.first_group + c.group_count;) {
-      uint64_t e = g;
-      while (e < c.first_group + c.group_count && (owner[e] == int(c.device)) == (owner[g] == int(c.device))) ++e;
-      if (owner[g] != int(c.device)) moved.push_back({c.device, g, e - g});
-      g = e;
-    }
+  const std::vector<sched::Chunk> moved = groups_moved(proposal, shape->second.owner);
   const StagingEstimate bytes = staging_bytes(L, moved);
   // At the measured copy rate where it beats the nominal rate of a split's
   // staging, never slower: a low measurement is waits for queued work, not

@@ -88,7 +88,7 @@ void before_shadow_change(BufferStore& s, Range r);
 
 struct ImageStore;         // image_data.h
 struct PendingCompletion;  // completion.cpp
-struct PreparedProgram;    // program_prep.cpp
+struct PreparedProgram;    // prepared_program.h
 
 struct ArgValue {
   enum class Kind : uint8_t { Unset, Bytes, Local, Mem, Sampler, Svm } kind = Kind::Unset;
@@ -194,7 +194,7 @@ struct _cl_program {
   std::atomic<int> kernels_attached{0};
   // Execution side, prepared at the app's build or link, else at the first
   // launch (under the runtime's exec lock; read without it at enqueue).
-  // Preparing: a background job (program_prep.cpp) builds the original source
+  // Preparing: a background job (program_prep.h) builds the original source
   // per platform, then the partition-ready program; launches run whole on
   // the originals until the job's result is adopted.
   enum class Mode { Unprepared, Preparing, Compiled, Plain, Whole, Failed };
@@ -204,12 +204,17 @@ struct _cl_program {
   std::vector<cl_program> per_platform;  // by runtime platform slot
   // Platform slots without a device of the app's context get their program
   // only when a probe or a split first wants one of their devices
-  // (program_prep.cpp): on a GPU node the CPU's build of it cost a fresh
+  // (lazy_slots.h): on a GPU node the CPU's build of it cost a fresh
   // machine's first run 1.1 s, waited for at exit, and most programs never
   // run there. lazy_state and lazy_built are under prep_mutex.
   std::string lazy_source;  // what those slots build, with lazy_options
   std::string lazy_options;
-  std::vector<unsigned char> lazy_state;  // by slot: program_prep.cpp's LazySlot
+  // States of such a slot (lazy_slots.h): Deferred (not cached: waits for
+  // the run to pay for it, or a split to want it) -> Pending -> Building ->
+  // Built (in lazy_built) -> None once a launch took it into per_platform;
+  // or Failed. None also where nothing is to be built.
+  enum class LazySlot : unsigned char { None, Pending, Building, Built, Failed, Deferred };
+  std::vector<LazySlot> lazy_state;       // by slot
   unsigned long long first_use_ns = 0;    // the program's first launch (coarse clock)
   std::vector<bool> lazy_cached;          // by slot: its device binaries are cached
   std::vector<cl_program> lazy_built;     // by slot: built in the background, not taken yet
@@ -217,7 +222,7 @@ struct _cl_program {
   std::mutex prep_mutex;
   std::condition_variable prep_cv;
   std::vector<cl_program> originals;     // by slot: the original source, while Preparing
-  // A background job not started yet (program_prep.cpp): the app's own
+  // A background job not started yet (program_prep.h): the app's own
   // builds already serve its devices; it starts once the program's launches
   // have gone on for LIBSPLIT_PREPARE_AFTER_MS. Under prep_mutex.
   // Atomic: every launch reads it without the lock (maybe_start_deferred).

@@ -44,4 +44,21 @@ void store_device_binaries(const std::string& key, cl_program built, size_t devi
     log_line(1, "device binaries not cached: " + why);
 }
 
+cl_program program_from_device_binaries(unsigned slot, const std::vector<cl_device_id>& ids,
+                                        const std::string& key, const std::string& options) {
+  auto bins = load_device_binaries(key, ids.size());
+  if (!bins) return nullptr;
+  std::vector<size_t> lengths;
+  std::vector<const unsigned char*> ptrs;
+  for (auto& b : *bins) lengths.push_back(b.size()), ptrs.push_back(b.data());
+  cl_int err = CL_SUCCESS;
+  cl_program prog = real().clCreateProgramWithBinary(runtime().context(slot), cl_uint(ids.size()), ids.data(),
+                                                     lengths.data(), ptrs.data(), nullptr, &err);
+  if (prog && real().clBuildProgram(prog, cl_uint(ids.size()), ids.data(), options.c_str(), nullptr,
+                                    nullptr) == CL_SUCCESS)
+    return prog;
+  if (prog) real().clReleaseProgram(prog);
+  return nullptr;
+}
+
 }  // namespace libsplit

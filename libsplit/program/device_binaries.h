@@ -28,6 +28,12 @@ std::optional<std::vector<std::vector<unsigned char>>> load_device_binaries(cons
 // Whether binaries are stored under `key` (a file test, nothing read).
 bool has_device_binaries(const std::string& key);
 
+// A source program built for `ids` on platform slot `slot`'s context from the
+// binaries stored under `key` (those of an earlier build of the same source
+// with `options`); null when none are stored or the driver refuses them.
+cl_program program_from_device_binaries(unsigned slot, const std::vector<cl_device_id>& ids,
+                                        const std::string& key, const std::string& options);
+
 // Stores the binaries of a built program (failures only cost the next start).
 void store_device_binaries(const std::string& key, cl_program built, size_t devices);
 

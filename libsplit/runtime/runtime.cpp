@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <thread>
 
 namespace libsplit {
@@ -21,6 +22,91 @@ T device_value(cl_device_id d, cl_device_info what) {
   T v{};
   real().clGetDeviceInfo(d, what, sizeof v, &v, nullptr);
   return v;
+}
+
+// A selected device as the runtime keeps it: its platform slot (a new
+// platform gets the next one) and the limits launches are checked against.
+Device describe_device(Runtime& rt, const DiscoveredDevice& found) {
+  Device d;
+  d.platform = found.platform;
+  d.id = found.id;
+  d.name = found.desc.name;
+  auto slot = std::find(rt.platforms.begin(), rt.platforms.end(), d.platform);
+  d.slot = static_cast<unsigned>(slot - rt.platforms.begin());
+  if (slot == rt.platforms.end()) rt.platforms.push_back(d.platform);
+  d.max_work_group_size = device_value<size_t>(d.id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  real().clGetDeviceInfo(d.id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_work_item_sizes,
+                         d.max_work_item_sizes, nullptr);
+  d.local_mem = device_value<cl_ulong>(d.id, CL_DEVICE_LOCAL_MEM_SIZE);
+  d.max_alloc = device_value<cl_ulong>(d.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  d.global_mem = device_value<cl_ulong>(d.id, CL_DEVICE_GLOBAL_MEM_SIZE);
+  d.max_constant = device_value<cl_ulong>(d.id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+  d.base_addr_align = device_value<cl_uint>(d.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+  char version[64] = {};
+  real().clGetDeviceInfo(d.id, CL_DEVICE_VERSION, sizeof version - 1, version, nullptr);
+  unsigned major = 0, minor = 0;
+  if (sscanf(version, "OpenCL %u.%u", &major, &minor) == 2) d.cl_version = 10 * major + minor;
+  // A device with a lower work-group limit (tests: launches the app's
+  // device takes must not be refused because another device cannot).
+  const std::string limit_fault = "max_work_group_size@" + std::to_string(rt.devices.size());
+  if (auto v = injected_fault(rt.controls.inject_faults, limit_fault); v && !v->empty()) {
+    const size_t limit = std::strtoull(std::string(*v).c_str(), nullptr, 10);
+    if (limit) d.max_work_group_size = std::min(d.max_work_group_size, limit);
+  }
+  return d;
+}
+
+// The devices as the scheduler sees them; devices with a twin (same name,
+// compute units and clock) marked.
+std::vector<sched::DeviceInfo> scheduler_infos(Runtime& rt) {
+  std::vector<sched::DeviceInfo> infos;
+  for (auto& d : rt.devices) {
+    sched::DeviceInfo info;
+    info.name = d.name;
+    const cl_device_type type = device_value<cl_device_type>(d.id, CL_DEVICE_TYPE);
+    info.is_gpu = d.is_gpu = type & CL_DEVICE_TYPE_GPU;
+    char vendor[128] = {};
+    real().clGetPlatformInfo(d.platform, CL_PLATFORM_VENDOR, sizeof vendor - 1, vendor, nullptr);
+    d.kernel_limit_enforced = std::string_view(vendor).find("NVIDIA") == std::string_view::npos;
+    info.on_host_cores = type & CL_DEVICE_TYPE_CPU;
+    info.compute_units = device_value<cl_uint>(d.id, CL_DEVICE_MAX_COMPUTE_UNITS);
+    info.clock_mhz = device_value<cl_uint>(d.id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
+    infos.push_back(info);
+  }
+  for (size_t i = 0; i < infos.size(); ++i)
+    for (size_t j = 0; j < infos.size(); ++j)
+      if (i != j && infos[i].name == infos[j].name && infos[i].compute_units == infos[j].compute_units &&
+          infos[i].clock_mhz == infos[j].clock_mhz)
+        rt.devices[i].has_twin = true;
+  return infos;
+}
+
+// The scheduler (the default one when the named one cannot be made); false,
+// with why_not_splitting set, when there is none or it would only ever use
+// the app's device.
+bool make_runtime_scheduler(Runtime& rt, const std::vector<sched::DeviceInfo>& infos) {
+  std::string error;
+  rt.explore_budget = sched::SchedulerOptions::from_environment().explore_budget;
+  rt.scheduler = sched::make_scheduler(rt.controls.scheduler, infos, &error);
+  if (!rt.scheduler) {
+    fprintf(stderr, "libsplit: %s; using the default scheduler\n", error.c_str());
+    rt.scheduler = sched::make_scheduler("", infos, &error);
+  }
+  if (!rt.scheduler) {
+    rt.why_not_splitting = "no scheduler";
+    return false;
+  }
+  if (!rt.scheduler->may_use_several_devices()) {
+    rt.why_not_splitting =
+        "every device runs on the host's cores, which they share: the default scheduler would only "
+        "ever use the app's device (LIBSPLIT_HOST_DEVICES=all counts them as separate hardware)";
+    // Said where asked (LIBSPLIT_LOG): more than one device was chosen, so
+    // the user may expect splits.
+    if (rt.controls.log >= 1)
+      fprintf(stderr, "libsplit: not splitting (every call forwarded): %s\n", rt.why_not_splitting.c_str());
+    return false;
+  }
+  return true;
 }
 
 Runtime* create_runtime() {
@@ -53,75 +139,9 @@ Runtime* create_runtime() {
     rt->why_not_splitting = "fewer than 2 devices selected";
     return rt;
   }
-  for (unsigned i : sel.chosen) {
-    Device d;
-    d.platform = found[i].platform;
-    d.id = found[i].id;
-    d.name = found[i].desc.name;
-    auto slot = std::find(rt->platforms.begin(), rt->platforms.end(), d.platform);
-    d.slot = static_cast<unsigned>(slot - rt->platforms.begin());
-    if (slot == rt->platforms.end()) rt->platforms.push_back(d.platform);
-    d.max_work_group_size = device_value<size_t>(d.id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
-    real().clGetDeviceInfo(d.id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_work_item_sizes,
-                           d.max_work_item_sizes, nullptr);
-    d.local_mem = device_value<cl_ulong>(d.id, CL_DEVICE_LOCAL_MEM_SIZE);
-    d.max_alloc = device_value<cl_ulong>(d.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
-    d.global_mem = device_value<cl_ulong>(d.id, CL_DEVICE_GLOBAL_MEM_SIZE);
-    d.max_constant = device_value<cl_ulong>(d.id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
-    d.base_addr_align = device_value<cl_uint>(d.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
-    char version[64] = {};
-    real().clGetDeviceInfo(d.id, CL_DEVICE_VERSION, sizeof version - 1, version, nullptr);
-    unsigned major = 0, minor = 0;
-    if (sscanf(version, "OpenCL %u.%u", &major, &minor) == 2) d.cl_version = 10 * major + minor;
-    // A device with a lower work-group limit (tests: launches the app's
-    // device takes must not be refused because another device cannot).
-    const std::string limit_fault = "max_work_group_size@" + std::to_string(rt->devices.size());
-    if (auto v = injected_fault(rt->controls.inject_faults, limit_fault); v && !v->empty()) {
-      const size_t limit = std::strtoull(std::string(*v).c_str(), nullptr, 10);
-      if (limit) d.max_work_group_size = std::min(d.max_work_group_size, limit);
-    }
-    rt->devices.push_back(d);
-  }
-  std::vector<sched::DeviceInfo> infos;
-  for (auto& d : rt->devices) {
-    sched::DeviceInfo info;
-    info.name = d.name;
-    const cl_device_type type = device_value<cl_device_type>(d.id, CL_DEVICE_TYPE);
-    info.is_gpu = d.is_gpu = type & CL_DEVICE_TYPE_GPU;
-    char vendor[128] = {};
-    real().clGetPlatformInfo(d.platform, CL_PLATFORM_VENDOR, sizeof vendor - 1, vendor, nullptr);
-    d.kernel_limit_enforced = std::string_view(vendor).find("NVIDIA") == std::string_view::npos;
-    info.on_host_cores = type & CL_DEVICE_TYPE_CPU;
-    info.compute_units = device_value<cl_uint>(d.id, CL_DEVICE_MAX_COMPUTE_UNITS);
-    info.clock_mhz = device_value<cl_uint>(d.id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
-    infos.push_back(info);
-  }
-  for (size_t i = 0; i < infos.size(); ++i)
-    for (size_t j = 0; j < infos.size(); ++j)
-      if (i != j && infos[i].name == infos[j].name && infos[i].compute_units == infos[j].compute_units &&
-          infos[i].clock_mhz == infos[j].clock_mhz)
-        rt->devices[i].has_twin = true;
-  std::string error;
-  rt->explore_budget = sched::SchedulerOptions::from_environment().explore_budget;
-  rt->scheduler = sched::make_scheduler(rt->controls.scheduler, infos, &error);
-  if (!rt->scheduler) {
-    fprintf(stderr, "libsplit: %s; using the default scheduler\n", error.c_str());
-    rt->scheduler = sched::make_scheduler("", infos, &error);
-  }
-  if (!rt->scheduler) {
-    rt->why_not_splitting = "no scheduler";
-    return rt;
-  }
-  if (!rt->scheduler->may_use_several_devices()) {
-    rt->why_not_splitting =
-        "every device runs on the host's cores, which they share: the default scheduler would only "
-        "ever use the app's device (LIBSPLIT_HOST_DEVICES=all counts them as separate hardware)";
-    // Said where asked (LIBSPLIT_LOG): more than one device was chosen, so
-    // the user may expect splits.
-    if (rt->controls.log >= 1)
-      fprintf(stderr, "libsplit: not splitting (every call forwarded): %s\n", rt->why_not_splitting.c_str());
-    return rt;
-  }
+  for (unsigned i : sel.chosen) rt->devices.push_back(describe_device(*rt, found[i]));
+  const std::vector<sched::DeviceInfo> infos = scheduler_infos(*rt);
+  if (!make_runtime_scheduler(*rt, infos)) return rt;
   rt->tracer = std::make_unique<Tracer>(rt->controls.trace, rt->controls.timeline);
   rt->splitting = true;
   return rt;
@@ -167,6 +187,71 @@ void split_app_slot(Runtime& rt, const std::vector<cl_device_id>& app_devices) {
                                                            "platform's others (slot " + std::to_string(s) + ")");
 }
 
+// Opens platform slot s: its context (the app's where the devices are the
+// same) and its devices' queues.
+cl_int open_platform_slot(Runtime& rt, unsigned s, cl_context app_real, bool adoptable,
+                          const std::vector<cl_device_id>& app_devices) {
+  const RealApi& api = real();
+  std::vector<cl_device_id> ids;
+  for (auto& d : rt.devices)
+    if (d.slot == s) ids.push_back(d.id);
+  std::vector<cl_device_id> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  if (adoptable && sorted == app_devices) {
+    api.clRetainContext(app_real);
+    rt.contexts[s] = app_real;
+    log_line(2, "internal context of platform slot " + std::to_string(s) + ": the app's");
+  } else {
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     reinterpret_cast<cl_context_properties>(rt.platforms[s]), 0};
+    cl_int err = CL_SUCCESS;
+    cl_context c = api.clCreateContext(props, static_cast<cl_uint>(ids.size()), ids.data(), nullptr, nullptr, &err);
+    if (!c || err != CL_SUCCESS) {
+      fprintf(stderr, "libsplit: cannot create an internal context on %s (%d)\n", rt.devices[0].name.c_str(), err);
+      return err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
+    }
+    rt.contexts[s] = c;
+  }
+  for (auto& d : rt.devices) {
+    if (d.slot != s) continue;
+    cl_int err = CL_SUCCESS;
+    d.queue = create_profiling_queue(d, rt.contexts[s], &err);
+    if (!d.queue || err != CL_SUCCESS) {
+      fprintf(stderr, "libsplit: cannot create a queue on %s (%d)\n", d.name.c_str(), err);
+      return err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
+    }
+  }
+  return CL_SUCCESS;
+}
+
+// The slots outside the app's context, opened on a thread of their own.
+void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
+                        const std::function<cl_int(unsigned)>& open_slot) {
+  std::thread([&rt, later, open_slot] {
+    const cl_ulong t1 = now_ns();
+    if (fault_injected("slow_open")) {
+      std::unique_lock lock(rt.open_mutex);
+      rt.open_cv.wait_for(lock, std::chrono::seconds(30), [&rt] { return rt.closing.load(); });
+    }
+    bool ok = true;
+    for (unsigned s : later) {
+      if (!rt.closing && open_slot(s) == CL_SUCCESS) rt.slot_opened[s].store(true, std::memory_order_release);
+      else ok = false;
+    }
+    // A slot that did not open leaves its devices out of every launch.
+    if (ok)
+      log_line(2, "the other devices opened in the background in " + std::to_string((now_ns() - t1) / 1000000) + " ms");
+    else
+      log_line(rt.closing ? 2 : 1, std::string("devices outside the app's context not opened") +
+                                    (rt.closing ? " (the app ended first)" : ": they are not used"));
+    {
+      std::lock_guard lock(rt.open_mutex);
+      rt.others_open = true;
+    }
+    rt.open_cv.notify_all();
+  }).detach();
+}
+
 }  // namespace
 
 cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
@@ -190,40 +275,8 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   std::vector<char> app_slot(slot_count, 0);
   for (const Device& d : devices)
     if (std::binary_search(app_devices.begin(), app_devices.end(), d.id)) app_slot[d.slot] = 1;
-  // Opens slot s: its context (the app's where the devices are the same)
-  // and its devices' queues.
   auto open_slot = [this, app_real, adoptable, app_devices](unsigned s) -> cl_int {
-    const RealApi& api = real();
-    std::vector<cl_device_id> ids;
-    for (auto& d : devices)
-      if (d.slot == s) ids.push_back(d.id);
-    std::vector<cl_device_id> sorted = ids;
-    std::sort(sorted.begin(), sorted.end());
-    if (adoptable && sorted == app_devices) {
-      api.clRetainContext(app_real);
-      contexts[s] = app_real;
-      log_line(2, "internal context of platform slot " + std::to_string(s) + ": the app's");
-    } else {
-      cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                       reinterpret_cast<cl_context_properties>(platforms[s]), 0};
-      cl_int err = CL_SUCCESS;
-      cl_context c = api.clCreateContext(props, static_cast<cl_uint>(ids.size()), ids.data(), nullptr, nullptr, &err);
-      if (!c || err != CL_SUCCESS) {
-        fprintf(stderr, "libsplit: cannot create an internal context on %s (%d)\n", devices[0].name.c_str(), err);
-        return err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
-      }
-      contexts[s] = c;
-    }
-    for (auto& d : devices) {
-      if (d.slot != s) continue;
-      cl_int err = CL_SUCCESS;
-      d.queue = create_profiling_queue(d, contexts[s], &err);
-      if (!d.queue || err != CL_SUCCESS) {
-        fprintf(stderr, "libsplit: cannot create a queue on %s (%d)\n", d.name.c_str(), err);
-        return err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
-      }
-    }
-    return CL_SUCCESS;
+    return open_platform_slot(*this, s, app_real, adoptable, app_devices);
   };
   // Nothing opens after a failure: waiters (exit) are released at once.
   auto fail = [this](cl_int err) {
@@ -258,29 +311,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
     };
     return has_gpu(a) && !has_gpu(b);
   });
-  std::thread([this, later, open_slot] {
-    const cl_ulong t1 = now_ns();
-    if (fault_injected("slow_open")) {
-      std::unique_lock lock(open_mutex);
-      open_cv.wait_for(lock, std::chrono::seconds(30), [this] { return closing.load(); });
-    }
-    bool ok = true;
-    for (unsigned s : later) {
-      if (!closing && open_slot(s) == CL_SUCCESS) slot_opened[s].store(true, std::memory_order_release);
-      else ok = false;
-    }
-    // A slot that did not open leaves its devices out of every launch.
-    if (ok)
-      log_line(2, "the other devices opened in the background in " + std::to_string((now_ns() - t1) / 1000000) + " ms");
-    else
-      log_line(closing ? 2 : 1, std::string("devices outside the app's context not opened") +
-                                    (closing ? " (the app ended first)" : ": they are not used"));
-    {
-      std::lock_guard lock(open_mutex);
-      others_open = true;
-    }
-    open_cv.notify_all();
-  }).detach();
+  open_in_background(*this, later, open_slot);
   return CL_SUCCESS;
 }
 

@@ -21,12 +21,15 @@
 #include <optional>
 #include <string>
 
+#include "cliff_guard.h"
 #include "cost_model.h"
 #include "scheduler.h"
 #include "solvers.h"
 #include "warm_start.h"
 
 namespace libsplit::sched {
+
+class StaticPlan;
 
 struct NoRegretPolicy {
   // A split's upper-bound makespan must beat the best whole launch by this.
@@ -121,12 +124,33 @@ class NoRegretScheduler final : public Scheduler {
   bool split_may_beat(const KeyState& state, uint64_t numgroups, double seconds) const;
   uint64_t probe_size(const KeyState& state, unsigned d, uint64_t numgroups) const;
   void reset_probe_backoff(KeyState& state);
-  // Cliff guard over the solver's proposal: x the shares run, f their busy
-  // seconds per group, kernel_f the kernel part of f.
-  std::vector<double> guard(KeyState& state, const std::vector<double>& x,
-                            const std::vector<double>& f, const std::vector<double>& kernel_f,
-                            double makespan, double band, unsigned bottleneck,
-                            std::vector<double> proposal);
+  // The plan of a launch: whole or split (state.split), then the plan of
+  // that mode (`groups` per device), then the probes beside it.
+  void choose_mode(KeyState& state, uint64_t numgroups, long launch);
+  std::unique_ptr<StaticPlan> plan_for_mode(KeyState& state, uint64_t numgroups, long launch,
+                                            std::vector<uint64_t>& groups);
+  std::vector<Chunk> plan_probes(KeyState& state, uint64_t numgroups, long launch,
+                                 const std::vector<uint64_t>& groups, bool* budget_spent);
+  // The size of device d's next probe within the budget left; 0: none now
+  // (*budget_spent set when the budget is what stops it).
+  uint64_t probe_within_budget(const KeyState& state, unsigned d, uint64_t numgroups, long launch,
+                               double allowed, bool any_probing, bool* budget_spent) const;
+  // The report of a real launch, in stages.
+  struct LaunchTimes;
+  // A device's first split launch: staging it keeps, charged to exploration
+  // when the split's gain pays it back soon (taken out of `t`).
+  void charge_first_staging(KeyState& state, LaunchTimes& t);
+  void report_whole(const LaunchKey& key, KeyState& state, unsigned device_index, uint64_t numgroups,
+                    double kernel_seconds);
+  // Adds the split's samples to the devices' fits, telling load steps
+  // (jumps) from noise; returns the noise band of this launch.
+  double track_load_steps(KeyState& state, const LaunchTimes& t, uint64_t numgroups);
+  // Whether the split lost against whole (beyond noise, or unproven on
+  // trust): then back to whole, splits blocked for a while.
+  bool split_lost(const LaunchKey& key, KeyState& state, double makespan, double whole_before,
+                  double band, uint64_t numgroups);
+  // The next split: the solver's step behind the cliff guard, capped.
+  void rebalance(KeyState& state, const LaunchTimes& t, uint64_t numgroups, double makespan, double band);
   void finish_split_plan(KeyState& state, std::vector<uint64_t> groups, uint64_t numgroups);
   void block_split(KeyState& state);
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);

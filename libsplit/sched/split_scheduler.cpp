@@ -18,6 +18,16 @@ std::vector<double> nominal_powers(const std::vector<DeviceInfo>& devices) {
 }
 
 namespace {
+CliffGuardPolicy overshoot_guard_policy() {
+  CliffGuardPolicy policy;
+  policy.max_steps = OvershootPolicy::kMaxSteps;
+  policy.stop_below_one_group = true;
+  policy.cliff_imbalance = OvershootPolicy::kCliffImbalance;
+  policy.hold_max = OvershootPolicy::kSettledLaunches;
+  policy.hold_makespan_tolerance = OvershootPolicy::kHold;
+  return policy;
+}
+
 // Next re-check interval after a re-check confirmed the current mode: the
 // wider the gap (loser / winner), the rarer the re-checks.
 unsigned backoff(unsigned interval, double loser, double winner) {
@@ -45,18 +55,7 @@ struct SplitScheduler::KeyState {
   unsigned whole_recheck = WholePolicy::kRecheckWholeFirst;
   std::vector<double> whole_seconds;         // latest whole makespan per device
   std::vector<long> whole_checked_at;        // launch index, -1 never
-  // Overshoot guard.
-  std::vector<double> previous_x;
-  double previous_makespan = 0;
-  unsigned previous_bottleneck = 0;
-  bool bisecting = false;
-  std::vector<double> segment_from, segment_to, best_x;
-  double lo = 0, hi = 1, alpha = 0, best_makespan = 0, best_imbalance = 0;
-  double previous_imbalance = 0;
-  unsigned steps = 0;
-  bool settled = false;
-  double settled_makespan = 0;
-  unsigned settled_launches = 0;
+  CliffGuard guard{overshoot_guard_policy()};
   // Warm start bookkeeping.
   std::optional<StoredDecision> saved;
   long saved_at = -1;
@@ -182,77 +181,6 @@ std::unique_ptr<LaunchPlan> SplitScheduler::plan(const LaunchKey& key, uint64_t 
   return std::make_unique<StaticPlan>(groups, std::move(predicted), whole);
 }
 
-std::vector<double> SplitScheduler::guard(KeyState& state, const std::vector<double>& x,
-                                          double makespan, double imbalance,
-                                          unsigned bottleneck, std::vector<double> proposal) {
-  auto at = [&](double alpha) {
-    std::vector<double> point(device_count_);
-    for (unsigned d = 0; d < device_count_; ++d)
-      point[d] = state.segment_from[d] + alpha * (state.segment_to[d] - state.segment_from[d]);
-    return normalized(point);
-  };
-  std::vector<double> next = std::move(proposal);
-  if (state.settled) {
-    bool moved = std::fabs(makespan - state.settled_makespan) >
-                 OvershootPolicy::kHold * state.settled_makespan;
-    if (moved || ++state.settled_launches >= OvershootPolicy::kSettledLaunches) {
-      state.settled = false;
-      state.solver->reset();
-    } else {
-      next = state.best_x;
-    }
-  } else if (state.bisecting) {
-    if (makespan < state.best_makespan) {
-      state.best_makespan = makespan;
-      state.best_x = x;
-      state.best_imbalance = imbalance;
-    }
-    double direction = state.segment_to[bottleneck] - state.segment_from[bottleneck];
-    (direction > 0 ? state.hi : state.lo) = state.alpha;
-    double span = 0;
-    for (unsigned d = 0; d < device_count_; ++d)
-      span = std::max(span, std::fabs(state.segment_to[d] - state.segment_from[d]));
-    uint64_t numgroups = 0;
-    for (uint64_t g : state.last_groups) numgroups += g;
-    bool resolved = (state.hi - state.lo) * span * double(numgroups) < 1.0;
-    if (resolved || ++state.steps >= OvershootPolicy::kMaxSteps) {
-      state.bisecting = false;
-      // Only a discontinuity leaves the best split unbalanced; a smooth f
-      // (e.g. a drifting load) goes back to the solver from the best split.
-      state.settled = state.best_imbalance > OvershootPolicy::kCliffImbalance;
-      state.settled_makespan = state.best_makespan;
-      state.settled_launches = 0;
-      state.solver->reset();
-      next = state.best_x;
-    } else {
-      state.alpha = 0.5 * (state.lo + state.hi);
-      next = at(state.alpha);
-    }
-  } else if (!state.previous_x.empty() &&
-             makespan > (1 + OvershootPolicy::kTrigger) * state.previous_makespan &&
-             bottleneck != state.previous_bottleneck) {
-    state.bisecting = true;
-    state.segment_from = state.previous_x;
-    state.segment_to = x;
-    state.best_x = state.previous_x;
-    state.best_makespan = state.previous_makespan;
-    state.best_imbalance = state.previous_imbalance;
-    state.lo = 0;
-    state.hi = 1;
-    state.steps = 0;
-    // The latest point (alpha = 1) overshot: its bottleneck says which way.
-    double direction = state.segment_to[bottleneck] - state.segment_from[bottleneck];
-    if (direction > 0) state.hi = 1; else state.lo = 1;
-    state.alpha = 0.5;
-    next = at(state.alpha);
-  }
-  state.previous_x = x;
-  state.previous_makespan = makespan;
-  state.previous_bottleneck = bottleneck;
-  state.previous_imbalance = imbalance;
-  return next;
-}
-
 void SplitScheduler::trim_small_slices(const KeyState& state, std::vector<uint64_t>& groups,
                                        uint64_t numgroups) const {
   // Whole groups cannot express a share below one group: a slow device
@@ -323,18 +251,7 @@ void SplitScheduler::report(const LaunchKey& key, const std::vector<ChunkTiming>
   if (numgroups == 0) return;
 
   if (state.planned_whole && used == 1 && groups[*state.planned_whole] == numgroups) {
-    unsigned d = *state.planned_whole;
-    state.whole_seconds[d] = makespan;
-    state.whole_checked_at[d] = launch;
-    bool better = state.split_seconds <= 0 || makespan < split_reference(state);
-    bool changed = better != (state.whole_mode == d);
-    state.whole_mode = better ? std::optional<unsigned>(d) : std::nullopt;
-    if (changed) state.split_recheck = WholePolicy::kRecheckSplitFirst;
-    if (!better)
-      state.whole_recheck = changed ? WholePolicy::kRecheckWholeFirst
-                                    : std::min(backoff(state.whole_recheck, makespan, split_reference(state)),
-                                               WholePolicy::kRecheckWholeMax);
-    if (changed && warm_start_) maybe_save(key, state, 0);
+    report_whole(key, state, makespan, launch);
     return;
   }
 
@@ -369,9 +286,33 @@ void SplitScheduler::report(const LaunchKey& key, const std::vector<ChunkTiming>
     if (busy[d] > busy[bottleneck]) bottleneck = d;
   std::vector<double> proposal =
       normalized(state.solver->next(x, per_group_times(state, groups, busy)));
-  state.next_shares = config_.adaptive ? guard(state, x, makespan, imbalance, bottleneck, std::move(proposal))
-                                       : std::move(proposal);
+  if (config_.adaptive) {
+    SplitLaunch seen;
+    seen.x = x;
+    seen.makespan = makespan;
+    seen.imbalance = imbalance;
+    seen.bottleneck = bottleneck;
+    seen.band = OvershootPolicy::kTrigger;
+    seen.numgroups = numgroups;
+    proposal = state.guard.next(seen, std::move(proposal), state.solver.get());
+  }
+  state.next_shares = std::move(proposal);
   if (warm_start_) maybe_save(key, state, imbalance);
+}
+
+void SplitScheduler::report_whole(const LaunchKey& key, KeyState& state, double makespan, unsigned launch) {
+  unsigned d = *state.planned_whole;
+  state.whole_seconds[d] = makespan;
+  state.whole_checked_at[d] = launch;
+  bool better = state.split_seconds <= 0 || makespan < split_reference(state);
+  bool changed = better != (state.whole_mode == d);
+  state.whole_mode = better ? std::optional<unsigned>(d) : std::nullopt;
+  if (changed) state.split_recheck = WholePolicy::kRecheckSplitFirst;
+  if (!better)
+    state.whole_recheck = changed ? WholePolicy::kRecheckWholeFirst
+                                  : std::min(backoff(state.whole_recheck, makespan, split_reference(state)),
+                                             WholePolicy::kRecheckWholeMax);
+  if (changed && warm_start_) maybe_save(key, state, 0);
 }
 
 void SplitScheduler::maybe_save(const LaunchKey& key, KeyState& state, double imbalance) {

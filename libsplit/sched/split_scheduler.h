@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "cliff_guard.h"
 #include "scheduler.h"
 #include "solvers.h"
 #include "warm_start.h"
@@ -36,14 +37,11 @@ struct WholePolicy {
   static constexpr unsigned kRecheckWholeFirst = 16, kRecheckWholeMax = 256;  // in split mode
 };
 
-// Overshoot guard (cliffs, paper Fig. 1b: a discontinuous f has no balanced
-// point and the solvers jump across the cliff forever): when a split launch
-// is clearly slower than the previous one and the bottleneck device changed,
-// bisect on the segment between the two splits, guided by which device is
-// the bottleneck. If the best split found is still unbalanced (a cliff),
-// stay on it while its makespan holds (within kHold), handing back to the
-// solver when it moves or after kSettledLaunches launches; otherwise hand
-// the best split back to the solver at once.
+// Overshoot guard of the adaptive schedulers (cliff_guard.h): triggered by a
+// launch kTrigger slower than the previous one with another bottleneck
+// device, bisects at once for at most kMaxSteps steps (or down to one
+// group); a best split more unbalanced than kCliffImbalance is held while
+// its makespan holds (within kHold), at most kSettledLaunches launches.
 struct OvershootPolicy {
   static constexpr double kTrigger = 0.05;
   static constexpr unsigned kMaxSteps = 8;
@@ -69,6 +67,9 @@ class SplitScheduler final : public Scheduler {
   std::vector<double> per_group_times(const KeyState& state,
                                       const std::vector<uint64_t>& groups,
                                       const std::vector<double>& seconds) const;
+  // The report of the whole launch the last plan asked for: whole mode
+  // confirmed or left, and the next re-check.
+  void report_whole(const LaunchKey& key, KeyState& state, double makespan, unsigned launch);
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
   // The makespan a balanced split should reach, from the cost models
   // (0 when unknown).
@@ -76,9 +77,6 @@ class SplitScheduler final : public Scheduler {
   // What a whole launch competes against: the measured split makespan when
   // that split was balanced, else the predicted balanced one.
   double split_reference(const KeyState& state) const;
-  // Overshoot guard; returns the shares to use next instead of `proposal`.
-  std::vector<double> guard(KeyState& state, const std::vector<double>& x, double makespan,
-                            double imbalance, unsigned bottleneck, std::vector<double> proposal);
   void trim_small_slices(const KeyState& state, std::vector<uint64_t>& groups,
                          uint64_t numgroups) const;
 

@@ -132,9 +132,11 @@ std::vector<std::string> model_names() {
           "membound", "noisy",  "many",    "drift-load", "drift-mass", "irregular"};
 }
 
-bool make_model(const std::string& name, unsigned devices, Model* out, std::string* error) {
-  Model m;
-  m.name = name;
+namespace {
+
+// The models of the schedulers' comparison table (model_names()); false
+// when `name` is none of them.
+bool comparison_model(const std::string& name, unsigned devices, Model& m, std::string* error) {
   if (name == "hetero2") {
     m.description = "2 devices 1x/3x, 20 us launch overhead";
     m.devices = {device("cpu1x", false, 1, 20e-6), device("cpu3x", false, 3, 20e-6)};
@@ -205,21 +207,16 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
     m.hot_width = 0.1;
     m.hot_weight = 30;
     m.hot_random = true;
-  } else if (name.rfind("ratio-", 0) == 0 || name.rfind("slowhome-", 0) == 0) {
-    const bool slow_home = name[0] == 's';
-    const std::string number = name.substr(name.find('-') + 1);
-    char* end = nullptr;
-    const double ratio = std::strtod(number.c_str(), &end);
-    if (number.empty() || *end || !(ratio >= 1)) {
-      if (error) *error = "unknown model '" + name + "'";
-      return false;
-    }
-    two_devices(m, ratio, slow_home);
-    m.description = "2 devices, speeds 1:" + number + ", home = the " +
-                    (slow_home ? "slow" : "fast") + " one, 2% noise";
-    *out = std::move(m);
-    return true;
-  } else if (name == "overhead") {
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The two-device models of the no-regret table other than ratio-* and
+// slowhome-* (regret_model_names()); false when `name` is none of them.
+bool two_device_model(const std::string& name, Model& m) {
+  if (name == "overhead") {
     two_devices(m, 10, false);
     m.devices[1].launch_overhead = 1e-3;
     m.description = "home 10x faster; the other device pays 1 ms per sub-kernel (split gain ~5%)";
@@ -248,6 +245,32 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
     m.description = "speeds 3:1 (home fast); the other device loses up to 2/3 of its speed "
                     "(period 80 launches)";
   } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool make_model(const std::string& name, unsigned devices, Model* out, std::string* error) {
+  Model m;
+  m.name = name;
+  if (name.rfind("ratio-", 0) == 0 || name.rfind("slowhome-", 0) == 0) {
+    const bool slow_home = name[0] == 's';
+    const std::string number = name.substr(name.find('-') + 1);
+    char* end = nullptr;
+    const double ratio = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end || !(ratio >= 1)) {
+      if (error) *error = "unknown model '" + name + "'";
+      return false;
+    }
+    two_devices(m, ratio, slow_home);
+    m.description = "2 devices, speeds 1:" + number + ", home = the " +
+                    (slow_home ? "slow" : "fast") + " one, 2% noise";
+    *out = std::move(m);
+    return true;
+  }
+  if (!comparison_model(name, devices, m, error) && !two_device_model(name, m)) {
     if (error) *error = "unknown model '" + name + "'";
     return false;
   }

@@ -1,0 +1,279 @@
+// NoRegretScheduler's measurements of real launches: whole launches, split
+// launches judged against whole (back to whole when they lose), load steps
+// told from noise, and the split rebalanced by the solver behind the cliff
+// guard (cliff_guard.h).
+#include "no_regret_state.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rounding.h"
+
+namespace libsplit::sched {
+
+using P = NoRegretPolicy;
+
+// The cliff guard (cliff_guard.h) as NoRegretPolicy sets it: a suspected
+// cliff is verified at the old split first (a load step that came with the
+// move looks the same), held while each device's times per group hold.
+CliffGuardPolicy no_regret_cliff_guard_policy() {
+  // A cliff needs the bottleneck's slice to have grown by more than this.
+  constexpr double kCliffShareGrowth = 0.05;
+  CliffGuardPolicy policy;
+  policy.verify_first = true;
+  policy.min_share_growth = kCliffShareGrowth;
+  policy.max_steps = P::kCliffSteps;
+  policy.cliff_imbalance = P::kCliffImbalance;
+  policy.hold_max = P::kHoldMax;
+  policy.per_device_hold = true;
+  return policy;
+}
+
+namespace {
+
+// (slowest - fastest) / slowest of the busy seconds f * x of a split.
+double imbalance_of(const std::vector<double>& x, const std::vector<double>& f) {
+  double fastest = INFINITY, slowest = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    fastest = std::min(fastest, f[i] * x[i]);
+    slowest = std::max(slowest, f[i] * x[i]);
+  }
+  return slowest > 0 ? (slowest - fastest) / slowest : 0;
+}
+
+// The solver's step, with no share growing beyond kMaxGrowth times its
+// current share or kMaxShareStep more: per-group times speak for the slices
+// measured, and work need not be the same over the groups (a step from the
+// cheap first rows of a Mandelbrot image gave a device twice slower than
+// home 95 % of the launch). The excess goes to the devices not limited.
+std::vector<double> limit_growth(const std::vector<double>& x, std::vector<double> proposal) {
+  constexpr double kMaxGrowth = 2, kMaxShareStep = 0.25;
+  double excess = 0, free_total = 0;
+  std::vector<bool> limited(x.size(), false);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double most = std::max(kMaxGrowth * x[i], x[i] + kMaxShareStep);
+    if (proposal[i] > most) {
+      excess += proposal[i] - most;
+      proposal[i] = most;
+      limited[i] = true;
+    } else {
+      free_total += proposal[i];
+    }
+  }
+  if (excess <= 0 || free_total <= 0) return proposal;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!limited[i]) proposal[i] += excess * proposal[i] / free_total;
+  return proposal;
+}
+
+}  // namespace
+
+void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) {
+  std::lock_guard lock(mutex_);
+  KeyState& state = state_for(key, 0);
+  const unsigned n = unsigned(devices_.size());
+  LaunchTimes t;
+  t.groups.assign(n, 0);
+  t.kernel.assign(n, 0.0);
+  t.transfer.assign(n, 0.0);
+  t.busy.assign(n, 0.0);
+  for (const ChunkTiming& timing : timings) {
+    const unsigned d = timing.chunk.device;
+    if (d >= n) continue;
+    t.groups[d] += timing.chunk.group_count;
+    t.kernel[d] += timing.seconds;
+    t.transfer[d] += timing.transfer_seconds;
+    t.busy[d] += timing.seconds + timing.transfer_seconds;
+  }
+  charge_first_staging(state, t);
+  uint64_t numgroups = 0;
+  unsigned used = 0, only = 0;
+  double makespan = 0, fastest = INFINITY;
+  for (unsigned d = 0; d < n; ++d) {
+    numgroups += t.groups[d];
+    if (t.groups[d] == 0) continue;
+    ++used;
+    only = d;
+    makespan = std::max(makespan, t.busy[d]);
+    fastest = std::min(fastest, t.busy[d]);
+  }
+  if (numgroups == 0 || n == 1) return;
+  if (state.first_makespan <= 0) state.first_makespan = makespan;
+  state.total_makespan += makespan;
+
+  if (used == 1) {
+    report_whole(key, state, only, numgroups, t.kernel[only]);
+    return;
+  }
+  // The whole launch as measured before this split's samples: a slice that
+  // costs more per group than the whole launch can look like a load step and
+  // make the whole measurement stale below, while it is what a split of a
+  // kernel whose groups run in one wave looks like.
+  const double whole_before = best_whole(state, numgroups).second;
+  const double band = track_load_steps(state, t, numgroups);
+  if (split_lost(key, state, makespan, whole_before, band, numgroups)) return;
+  state.split_failures = 0;
+  rebalance(state, t, numgroups, makespan, band);
+  if (warm_start_) maybe_save(key, state, (makespan - fastest) / makespan);
+}
+
+void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
+  const unsigned n = unsigned(devices_.size());
+  unsigned devices_used = 0;
+  uint64_t launch_groups = 0;
+  for (unsigned d = 0; d < n; ++d) devices_used += t.groups[d] > 0, launch_groups += t.groups[d];
+  // A device's first split launch stages what it will keep (inputs nobody
+  // rewrites: matmul's B, 131 MB through the host on 2 H200, 20 ms next to
+  // a 10 ms slice): judged with it, the split lost to whole, went back for
+  // three launches and restarted unbalanced. Where the split's gain pays
+  // that transfer back within a few launches (as many as the key has run),
+  // it is charged to exploration and the split judged from the next launch
+  // on, whose transfers recur. Where it does not (a 0.15 ms stencil that
+  // staged 151 MB), it counts: the split goes back to whole.
+  if (devices_used <= 1) return;
+  std::vector<double> staging(n, 0.0);
+  double first_staging = 0, makespan_after = 0;
+  for (unsigned d = 0; d < n; ++d) {
+    if (t.groups[d] == 0) continue;
+    if (state.devices[d].split_launches++ == 0) staging[d] = t.transfer[d];
+    first_staging = std::max(first_staging, staging[d]);
+    makespan_after = std::max(makespan_after, t.busy[d] - staging[d]);
+  }
+  // Whole not measured yet (twins split from the first launch): home's
+  // time per group in this launch, for all of them.
+  double whole = best_whole(state, launch_groups).second;
+  if (!(whole > 0) && t.groups[state.home] > 0)
+    whole = t.kernel[state.home] / double(t.groups[state.home]) * double(launch_groups);
+  const double gain = whole - makespan_after;
+  const double payback = std::max(P::kStagingPaybackLaunches, double(state.launches));
+  if (first_staging > 0 && first_staging <= payback * gain) {
+    for (unsigned d = 0; d < n; ++d) t.busy[d] -= staging[d], t.transfer[d] -= staging[d];
+    state.spent += first_staging;
+  }
+}
+
+void NoRegretScheduler::report_whole(const LaunchKey& key, KeyState& state, unsigned device_index,
+                                     uint64_t numgroups, double kernel_seconds) {
+  DeviceState& device = state.devices[device_index];
+  device.kernel.add(numgroups, kernel_seconds);
+  constexpr double kSmoothing = 0.5;
+  device.whole_seconds = device.whole_seconds > 0 && !device.kernel.jumped()
+                             ? (1 - kSmoothing) * device.whole_seconds + kSmoothing * kernel_seconds
+                             : kernel_seconds;
+  // Home got slower or faster: re-check the others sooner.
+  if (device_index == state.home && device.kernel.jumped()) reset_probe_backoff(state);
+  if (warm_start_) maybe_save(key, state, 0);
+}
+
+double NoRegretScheduler::track_load_steps(KeyState& state, const LaunchTimes& t, uint64_t numgroups) {
+  const unsigned n = unsigned(devices_.size());
+  double sigma = 0;
+  for (unsigned d = 0; d < n; ++d) {
+    if (t.groups[d] == 0) continue;
+    DeviceState& device = state.devices[d];
+    device.kernel.add(t.groups[d], t.kernel[d]);
+    if (t.transfer[d] > 0) device.transfer.add(t.groups[d], t.transfer[d]);
+    if (device.kernel.jumped()) {
+      reset_probe_backoff(state);
+      // The whole measurement is stale only if the device got slower: a
+      // slice cheaper per group than the whole launch is what a cliff (or
+      // a lighter load) looks like, and whole has not become any faster.
+      const double per_group_whole = device.whole_seconds / double(numgroups);
+      const double per_group_slice = t.kernel[d] / double(t.groups[d]);
+      if (per_group_slice > (1 + P::kSigmas * device.kernel.noise_sigma()) * per_group_whole)
+        device.whole_seconds = 0;
+    }
+    sigma = std::max(sigma, device.kernel.noise_sigma());
+  }
+  return P::kSigmas * sigma + P::kGoBackSlack;
+}
+
+bool NoRegretScheduler::split_lost(const LaunchKey& key, KeyState& state, double makespan,
+                                   double whole_before, double band, uint64_t numgroups) {
+  // Slower than whole (beyond noise): back to whole at once.
+  auto [whole_device, whole_seconds] = best_whole(state, numgroups);
+  // Splitting is exploration too: its net loss against whole (gains credit
+  // it, up to the budget) blocks new splits once it exceeds the budget, so
+  // that work whose slices cost differently from launch to launch (data-
+  // dependent) stops being split, while a split that paid off can survive
+  // a load step.
+  state.split_regret = std::max(state.split_regret + makespan - whole_seconds,
+                                -allowed_budget(state));
+  // A split taken on trust (twins, a stored decision) must show a gain at
+  // its first judgment, not merely no loss beyond noise: on 2 H200 nbody's
+  // half launches took as long as the whole one (3.58 vs 3.53 ms, the
+  // groups run in one wave either way) and the split stayed, 1.13x slower
+  // in the app's time (each split launch is synchronous for the host).
+  const bool unproven = state.trusted_split && whole_before > 0 &&
+                        makespan * (1 + P::kSplitMargin) > std::min(whole_seconds, whole_before);
+  state.trusted_split = false;
+  if (unproven || makespan > (1 + band) * whole_seconds) {
+    block_split(state);
+    state.whole_device = whole_device;
+    if (warm_start_) maybe_save(key, state, 0);
+    return true;
+  }
+  return false;
+}
+
+void NoRegretScheduler::rebalance(KeyState& state, const LaunchTimes& t, uint64_t numgroups,
+                                  double makespan, double band) {
+  const unsigned n = unsigned(devices_.size());
+  // Balance the devices of this split with the solver.
+  std::vector<unsigned> active;
+  for (unsigned d = 0; d < n; ++d)
+    if (t.groups[d] > 0) active.push_back(d);
+  if (active != state.active || !state.solver) {
+    state.active = active;
+    state.solver = std::make_unique<BroydenSolver>();
+    state.guard.restart();
+  }
+  const size_t m = active.size();
+  std::vector<double> x(m), f(m), kernel_f(m);
+  unsigned bottleneck = 0;
+  for (size_t i = 0; i < m; ++i) {
+    x[i] = double(t.groups[active[i]]) / double(numgroups);
+    f[i] = t.busy[active[i]] / double(t.groups[active[i]]);
+    kernel_f[i] = t.kernel[active[i]] / double(t.groups[active[i]]);
+    if (t.busy[active[i]] > t.busy[active[bottleneck]]) bottleneck = unsigned(i);
+  }
+  std::vector<double> proposal = normalized(state.solver->next(x, f));
+  SplitLaunch seen;
+  seen.x = x;
+  seen.f = f;
+  seen.kernel_f = kernel_f;
+  seen.makespan = makespan;
+  seen.imbalance = imbalance_of(x, f);
+  seen.bottleneck = bottleneck;
+  seen.band = band;
+  proposal = limit_growth(x, state.guard.next(seen, std::move(proposal), state.solver.get()));
+  std::vector<double> shares(n, 0.0);
+  for (size_t i = 0; i < m; ++i) shares[active[i]] = proposal[i];
+  std::vector<uint64_t> next = round_to_groups(shares, numgroups);
+  // No slice beyond the extrapolation limit of its measurements; none that
+  // alone would take longer than this launch (a tiny slice on a slow
+  // device); what is cut goes to home (or the largest slice).
+  unsigned sink = state.home;
+  if (next[sink] == 0) sink = unsigned(std::max_element(next.begin(), next.end()) - next.begin());
+  for (unsigned d = 0; d < n; ++d) {
+    if (d == sink || next[d] == 0) continue;
+    uint64_t cap = uint64_t(P::kExtrapolation * double(state.devices[d].kernel.largest_groups()));
+    uint64_t keep = std::min(next[d], std::max<uint64_t>(cap, 1));
+    if (predict_busy(state, d, 1, false) > makespan) keep = 0;
+    next[sink] += next[d] - keep;
+    next[d] = keep;
+  }
+  // A device outside the split that probes say would help: re-plan from
+  // the cost models.
+  auto [modelled, modelled_makespan] = model_split(state, numgroups, true, true);
+  bool newcomer = false;
+  for (unsigned d = 0; d < n; ++d) newcomer = newcomer || (modelled[d] > 0 && t.groups[d] == 0);
+  if (newcomer && modelled_makespan * (1 + P::kSplitMargin) < makespan) {
+    next = std::move(modelled);
+    state.solver.reset();
+    state.active.clear();
+  }
+  finish_split_plan(state, std::move(next), numgroups);
+}
+
+}  // namespace libsplit::sched

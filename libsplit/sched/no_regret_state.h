@@ -1,0 +1,74 @@
+// NoRegretScheduler's state per LaunchKey and per device, shared by its
+// files (no_regret_*.cpp); not part of the scheduler's interface.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cliff_guard.h"
+#include "cost_model.h"
+#include "no_regret_scheduler.h"
+#include "solvers.h"
+#include "warm_start.h"
+
+namespace libsplit::sched {
+
+// The cliff guard as NoRegretPolicy sets it (no_regret_report.cpp).
+CliffGuardPolicy no_regret_cliff_guard_policy();
+
+// Within NoRegretScheduler's members (the policy's constants, P::...).
+using P = NoRegretPolicy;
+
+struct NoRegretScheduler::DeviceState {
+  LinearCostFit kernel;    // kernel seconds: probes, split slices, whole launches
+  LinearCostFit transfer;  // transfer seconds: split slices, probe staging
+  bool probing = false;    // a probe is out (issued, not reported)
+  uint64_t last_probe = 0;
+  long next_probe_at = 0;  // launch index
+  unsigned backoff = P::kBackoffFirst;
+  uint64_t stored_probe = 0;  // warm start: the size to probe first
+  bool stored_measured = false;  // ... and it was measured
+  bool staging_seen = false;     // a probe reported its staging (maybe 0)
+  bool twin = false;          // identical to home
+  bool excluded = false;      // shares home's cores, or another helper's (host_helper)
+  long split_launches = 0;    // split launches it took part in (this key)
+  // Measured whole-launch seconds (smoothed; 0 = none, or stale after a
+  // jump of the device's times): what a split competes against.
+  double whole_seconds = 0;
+  // The cost model's prediction for a whole launch, the measurement when there is one.
+  double whole(uint64_t numgroups) const {
+    return whole_seconds > 0 ? whole_seconds : kernel.predict(numgroups);
+  }
+};
+
+struct NoRegretScheduler::KeyState {
+  std::vector<DeviceState> devices;
+  unsigned home = 0;
+  long launches = 0;  // plans handed out
+  uint64_t numgroups = 0;  // of the latest plan
+  double first_makespan = 0, total_makespan = 0, spent = 0;
+  double split_regret = 0;  // net seconds split launches lost against whole
+  // Mode: split (next_groups) or whole on whole_device.
+  bool split = false;
+  unsigned whole_device = 0;
+  std::vector<uint64_t> next_groups;
+  std::vector<unsigned> active;  // devices of the current split, solver order
+  std::unique_ptr<GranularitySolver> solver;
+  long split_blocked_until = 0;
+  unsigned split_failures = 0;
+  bool trusted_split = false;  // twins or a verified warm start
+  bool twins_tried = false;    // the even split with twins was planned
+  CliffGuard guard{no_regret_cliff_guard_policy()};
+  // Warm start.
+  std::optional<StoredDecision> saved;
+  long saved_at = -1;
+};
+
+// One real launch's seconds and groups per device.
+struct NoRegretScheduler::LaunchTimes {
+  std::vector<uint64_t> groups;
+  std::vector<double> kernel, transfer, busy;
+};
+
+}  // namespace libsplit::sched
