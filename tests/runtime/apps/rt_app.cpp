@@ -1,6 +1,6 @@
 // A single-device OpenCL host program with several scenarios. It knows
 // nothing of libsplit: tests run it with and without the shim and compare its
-// stdout byte for byte. Usage: rt_app <scenario>
+// stdout byte for byte. Usage: rt_app <scenario> [size] (size: the soak's launches)
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS  // clGetExtensionFunctionAddress
 #include <CL/cl.h>
 #include <unistd.h>
@@ -1219,13 +1219,35 @@ long resident_kb() {
   return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+// One "Name:   N kB" line of /proc/self/status (VmRSS: resident now, VmHWM:
+// its peak so far), in KB; -1 if absent.
+long status_kb(const char* name) {
+  long kb = -1;
+  if (FILE* f = fopen("/proc/self/status", "r")) {
+    char line[256];
+    const size_t len = strlen(name);
+    while (fgets(line, sizeof line, f))
+      if (strncmp(line, name, len) == 0 && line[len] == ':') {
+        kb = atol(line + len + 1);
+        break;
+      }
+    fclose(f);
+  }
+  return kb;
+}
+
 // A long iterative run: a stencil step (halos, owner computes), a racy
 // store to shared elements (a merge) and an event kept and released, every
-// iteration (RT_APP_ITERS, default 2000). Host memory growth from the 10th
-// percent of the run to its end goes to stderr as "resident growth KB"
-// (stdout stays comparable with the native run).
-int soak(Cl& cl) {
-  const int n = 4096, iters = getenv("RT_APP_ITERS") ? atoi(getenv("RT_APP_ITERS")) : 2000;
+// iteration: two launches an iteration, `rt_app soak LAUNCHES` (default:
+// RT_APP_ITERS iterations, else 2000). Host memory growth from the 10th
+// percent of the run to its end goes to stderr, as "resident growth KB"
+// (statm) and as the VmRSS and VmHWM lines of /proc/self/status at both
+// points (stdout stays comparable with the native run).
+int soak(Cl& cl, long launches) {
+  const int n = 4096;
+  const long iters = launches > 0                ? launches / 2
+                     : getenv("RT_APP_ITERS")    ? atol(getenv("RT_APP_ITERS"))
+                                                 : 2000;
   std::vector<float> a(n);
   for (int i = 0; i < n; ++i) a[i] = (i % 17) * 1.0f;
   cl_program p = cl.build(kStencil);
@@ -1243,9 +1265,16 @@ int soak(Cl& cl) {
   CHECK(clSetKernelArg(rk, 2, sizeof c, &c));
   CHECK(clSetKernelArg(rk, 3, sizeof groups, &groups));
   size_t global = n, local = 32, rglobal = groups * 16, rlocal = 16;
-  long start_kb = 0;
-  for (int it = 0; it < iters; ++it) {
-    if (it == iters / 10) start_kb = resident_kb();
+  long start_kb = 0, start_rss_kb = 0, start_hwm_kb = 0;
+  for (long it = 0; it < iters; ++it) {
+    if (it == iters / 10) {
+      // Sampled once the queue is drained: what is resident then is what
+      // the run keeps, not commands in flight.
+      CHECK(clFinish(cl.q));
+      start_kb = resident_kb();
+      start_rss_kb = status_kb("VmRSS");
+      start_hwm_kb = status_kb("VmHWM");
+    }
     CHECK(clSetKernelArg(k, 0, sizeof x, &x));
     CHECK(clSetKernelArg(k, 1, sizeof y, &y));
     cl_event e = nullptr;
@@ -1259,7 +1288,14 @@ int soak(Cl& cl) {
     if (it % 100 == 0) CHECK(clFinish(cl.q));
   }
   CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  const long end_rss_kb = status_kb("VmRSS"), end_hwm_kb = status_kb("VmHWM");
   fprintf(stderr, "resident growth KB %ld\n", resident_kb() - start_kb);
+  fprintf(stderr, "launches %ld\n", 2 * iters);
+  fprintf(stderr, "after warm-up VmRSS KB %ld VmHWM KB %ld\n", start_rss_kb, start_hwm_kb);
+  fprintf(stderr, "at the end VmRSS KB %ld VmHWM KB %ld\n", end_rss_kb, end_hwm_kb);
+  fprintf(stderr, "VmRSS growth KB %ld\n", end_rss_kb - start_rss_kb);
+  fprintf(stderr, "VmHWM growth KB %ld\n", end_hwm_kb - start_hwm_kb);
   print("final", a);
   std::vector<unsigned char> chars(64);
   CHECK(clEnqueueReadBuffer(cl.q, c, CL_TRUE, 0, 64, chars.data(), 0, nullptr, nullptr));
@@ -1274,7 +1310,7 @@ int soak(Cl& cl) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: rt_app <scenario>\n");
+    fprintf(stderr, "usage: rt_app <scenario> [size]\n");
     return 2;
   }
   std::string s = argv[1];
@@ -1298,7 +1334,7 @@ int main(int argc, char** argv) {
   if (s == "racy") return racy(cl);
   if (s == "usehost") return usehost(cl);
   if (s == "biggroups") return biggroups(cl);
-  if (s == "soak") return soak(cl);
+  if (s == "soak") return soak(cl, argc > 2 ? atol(argv[2]) : 0);
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
   if (s == "noexec") return noexec(cl);
