@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +99,15 @@ void print(const char* label, const std::vector<T>& v) {
     for (size_t i = 0; i < v.size(); ++i) printf("%s[%zu] = %a\n", label, i, static_cast<double>(v[i]));
 }
 
+// Releases what a scenario created: an app that leaks its OpenCL objects
+// leaks the shim's objects of them too (the sanitizer runs report those).
+void release(std::initializer_list<cl_mem> mems, std::initializer_list<cl_kernel> kernels,
+             std::initializer_list<cl_program> programs) {
+  for (cl_mem m : mems) clReleaseMemObject(m);
+  for (cl_kernel k : kernels) clReleaseKernel(k);
+  for (cl_program p : programs) clReleaseProgram(p);
+}
+
 const char* kVecAdd = R"(
 __kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
   size_t i = get_global_id(0);
@@ -165,6 +175,7 @@ int twod(Cl& cl) {
   CHECK(clEnqueueNDRangeKernel(cl.q, k, 2, nullptr, global, local, 0, nullptr, nullptr));
   CHECK(clEnqueueReadBuffer(cl.q, dout, CL_TRUE, 0, out.size() * 4, out.data(), 0, nullptr, nullptr));
   print("out", out);
+  release({din, dout}, {k}, {p});
   return 0;
 }
 
@@ -198,6 +209,7 @@ int iterative(Cl& cl) {
   }
   CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
   print("final", a);
+  release({x, y}, {k}, {p});
   return 0;
 }
 
@@ -228,6 +240,7 @@ int load(Cl& cl) {
   }
   CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
   print("final", a);
+  release({x}, {k}, {p});
   return 0;
 }
 
@@ -260,6 +273,7 @@ int columns(Cl& cl) {
   }
   CHECK(clEnqueueReadBuffer(cl.q, out, CL_TRUE, 0, cols * 4, sums.data(), 0, nullptr, nullptr));
   print("sums", sums);
+  release({out, in}, {k}, {p});
   return 0;
 }
 
@@ -341,6 +355,7 @@ int rw(Cl& cl) {
   clReleaseMemObject(sub);
   clReleaseMemObject(c);
   clReleaseMemObject(m);
+  release({}, {k}, {p});
   return 0;
 }
 
@@ -368,6 +383,7 @@ int merge(Cl& cl) {
   std::vector<float> all(2 * n);
   CHECK(clEnqueueReadBuffer(cl.q, dout, CL_TRUE, 0, all.size() * 4, all.data(), 0, nullptr, nullptr));
   print("out", all);
+  release({dp, di, dout}, {k}, {p});
   return 0;
 }
 
@@ -404,6 +420,7 @@ int output(Cl& cl) {
   CHECK(clEnqueueReadBuffer(cl.q, scattered, CL_TRUE, 0, b.size() * 4, b.data(), 0, nullptr, nullptr));
   print("filled", a);
   print("scattered", b);
+  release({filled, dp, di, scattered}, {fill, scatter}, {pf, ps});
   return 0;
 }
 
@@ -450,6 +467,7 @@ int order(Cl& cl) {
   print("x", x);
   printf("marker status %d\n", status);
   fprintf(stderr, "marker_ms=%.1f finish_ms=%.1f enqueue_ms=%.1f\n", marker_ms, finish_ms, enqueue_ms);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -482,7 +500,9 @@ int longname(Cl& cl) {
     std::string got(n, '\0');
     CHECK(clGetKernelInfo(named, CL_KERNEL_FUNCTION_NAME, n, got.data(), nullptr));
     printf("name %zu %s\n", length, got.c_str() == longer ? "same" : "different");
+    release({}, {named}, {q});
   }
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -516,6 +536,7 @@ int trap(Cl& cl) {
   CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
   print("out2", out);
   clReleaseEvent(written);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -536,6 +557,7 @@ int groups(Cl& cl) {
   std::vector<int> out(n);
   CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
   print("out", out);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -597,6 +619,7 @@ int events(Cl& cl) {
   print("q2", out);
   clReleaseCommandQueue(q2);
   for (cl_event e : {gate, w, kev, marker}) clReleaseEvent(e);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -876,6 +899,7 @@ int errors(Cl& cl) {
   clReleaseEvent(e);
   clReleaseEvent(user);
   clReleaseCommandQueue(plain);
+  release({m}, {k}, {p, bp});
   return 0;
 }
 
@@ -901,6 +925,7 @@ int bench(Cl& cl) {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fprintf(stderr, "bench_seconds %.6f\n", s);
   print("v", v);
+  release({m}, {k}, {p});
   return 0;
 }
 
