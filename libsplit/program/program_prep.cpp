@@ -539,9 +539,21 @@ void adopt(cl_program p, PreparedProgram&& r) {
 // crashes). At the app's end (before_exit) the jobs stop at their next step and the
 // process waits for the step under way (a driver call), at most kExitWait.
 std::mutex g_jobs_mutex;
-std::condition_variable g_jobs_cv;
+// Never destroyed: a job still running when before_exit gave up waiting for
+// it wakes this after exit() has run the static destructors.
+std::condition_variable& g_jobs_cv = *new std::condition_variable;
 unsigned g_jobs = 0;
 constexpr auto kExitWait = std::chrono::seconds(10);
+
+// The last step of a background job. The waiter is woken under the lock:
+// before_exit reads the count under it, so the app's exit cannot run while
+// the job is still inside notify_all (it did, TSan: the static destructors
+// destroyed the condition variable under a job's broadcast).
+void job_done() {
+  std::lock_guard lock(g_jobs_mutex);
+  --g_jobs;
+  g_jobs_cv.notify_all();
+}
 
 std::string ms_since(cl_ulong t0) { return std::to_string((now_ns() - t0) / 1000000) + " ms"; }
 
@@ -636,11 +648,7 @@ void start_job(cl_program p, unsigned generation, std::vector<cl_program> ready,
       release_all(originals.programs);
       p->prep_cv.notify_all();
       release(p);
-      {
-        std::lock_guard lock(g_jobs_mutex);
-        --g_jobs;
-      }
-      g_jobs_cv.notify_all();
+      job_done();
       return;
     }
     auto prepared = std::make_shared<PreparedProgram>();
@@ -665,11 +673,7 @@ void start_job(cl_program p, unsigned generation, std::vector<cl_program> ready,
     }
     p->prep_cv.notify_all();
     release(p);
-    {
-      std::lock_guard lock(g_jobs_mutex);
-      --g_jobs;
-    }
-    g_jobs_cv.notify_all();
+    job_done();
   }).detach();
 }
 
@@ -858,11 +862,7 @@ void start_lazy_build(cl_program p, unsigned slot, std::unique_lock<std::mutex>&
     }
     p->prep_cv.notify_all();
     release(p);
-    {
-      std::lock_guard jobs(g_jobs_mutex);
-      --g_jobs;
-    }
-    g_jobs_cv.notify_all();
+    job_done();
   }).detach();
   (void)lock;
 }
