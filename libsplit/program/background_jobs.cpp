@@ -24,7 +24,9 @@ thread_local bool t_background_job = false;
 // crashes). At the app's end (before_exit) the jobs stop at their next step and the
 // process waits for the step under way (a driver call), at most kExitWait.
 std::mutex g_jobs_mutex;
-std::condition_variable g_jobs_cv;
+// Never destroyed: a job still running when before_exit gave up waiting for
+// it wakes this after exit() has run the static destructors.
+std::condition_variable& g_jobs_cv = *new std::condition_variable;
 unsigned g_jobs = 0;
 constexpr auto kExitWait = std::chrono::seconds(10);
 
@@ -39,10 +41,12 @@ void run_background_job(cl_program p, std::function<void()> job) {
   std::thread([p, job = std::move(job)] {
     job();
     release(p);
-    {
-      std::lock_guard lock(g_jobs_mutex);
-      --g_jobs;
-    }
+    // The waiter is woken under the lock: before_exit reads the count under
+    // it, so the app's exit cannot run while the job is still inside
+    // notify_all (it did, TSan: the static destructors destroyed the
+    // condition variable under a job's broadcast).
+    std::lock_guard lock(g_jobs_mutex);
+    --g_jobs;
     g_jobs_cv.notify_all();
   }).detach();
 }

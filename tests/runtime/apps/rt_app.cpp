@@ -1,6 +1,6 @@
 // A single-device OpenCL host program with several scenarios. It knows
 // nothing of libsplit: tests run it with and without the shim and compare its
-// stdout byte for byte. Usage: rt_app <scenario>
+// stdout byte for byte. Usage: rt_app <scenario> [size] (size: the soak's launches)
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS  // clGetExtensionFunctionAddress
 #include <CL/cl.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +99,15 @@ void print(const char* label, const std::vector<T>& v) {
     for (size_t i = 0; i < v.size(); ++i) printf("%s[%zu] = %a\n", label, i, static_cast<double>(v[i]));
 }
 
+// Releases what a scenario created: an app that leaks its OpenCL objects
+// leaks the shim's objects of them too (the sanitizer runs report those).
+void release(std::initializer_list<cl_mem> mems, std::initializer_list<cl_kernel> kernels,
+             std::initializer_list<cl_program> programs) {
+  for (cl_mem m : mems) clReleaseMemObject(m);
+  for (cl_kernel k : kernels) clReleaseKernel(k);
+  for (cl_program p : programs) clReleaseProgram(p);
+}
+
 const char* kVecAdd = R"(
 __kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
   size_t i = get_global_id(0);
@@ -165,6 +175,7 @@ int twod(Cl& cl) {
   CHECK(clEnqueueNDRangeKernel(cl.q, k, 2, nullptr, global, local, 0, nullptr, nullptr));
   CHECK(clEnqueueReadBuffer(cl.q, dout, CL_TRUE, 0, out.size() * 4, out.data(), 0, nullptr, nullptr));
   print("out", out);
+  release({din, dout}, {k}, {p});
   return 0;
 }
 
@@ -198,6 +209,7 @@ int iterative(Cl& cl) {
   }
   CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
   print("final", a);
+  release({x, y}, {k}, {p});
   return 0;
 }
 
@@ -228,6 +240,7 @@ int load(Cl& cl) {
   }
   CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
   print("final", a);
+  release({x}, {k}, {p});
   return 0;
 }
 
@@ -260,6 +273,7 @@ int columns(Cl& cl) {
   }
   CHECK(clEnqueueReadBuffer(cl.q, out, CL_TRUE, 0, cols * 4, sums.data(), 0, nullptr, nullptr));
   print("sums", sums);
+  release({out, in}, {k}, {p});
   return 0;
 }
 
@@ -341,6 +355,7 @@ int rw(Cl& cl) {
   clReleaseMemObject(sub);
   clReleaseMemObject(c);
   clReleaseMemObject(m);
+  release({}, {k}, {p});
   return 0;
 }
 
@@ -368,6 +383,7 @@ int merge(Cl& cl) {
   std::vector<float> all(2 * n);
   CHECK(clEnqueueReadBuffer(cl.q, dout, CL_TRUE, 0, all.size() * 4, all.data(), 0, nullptr, nullptr));
   print("out", all);
+  release({dp, di, dout}, {k}, {p});
   return 0;
 }
 
@@ -404,6 +420,7 @@ int output(Cl& cl) {
   CHECK(clEnqueueReadBuffer(cl.q, scattered, CL_TRUE, 0, b.size() * 4, b.data(), 0, nullptr, nullptr));
   print("filled", a);
   print("scattered", b);
+  release({filled, dp, di, scattered}, {fill, scatter}, {pf, ps});
   return 0;
 }
 
@@ -450,6 +467,7 @@ int order(Cl& cl) {
   print("x", x);
   printf("marker status %d\n", status);
   fprintf(stderr, "marker_ms=%.1f finish_ms=%.1f enqueue_ms=%.1f\n", marker_ms, finish_ms, enqueue_ms);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -482,7 +500,9 @@ int longname(Cl& cl) {
     std::string got(n, '\0');
     CHECK(clGetKernelInfo(named, CL_KERNEL_FUNCTION_NAME, n, got.data(), nullptr));
     printf("name %zu %s\n", length, got.c_str() == longer ? "same" : "different");
+    release({}, {named}, {q});
   }
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -516,6 +536,7 @@ int trap(Cl& cl) {
   CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
   print("out2", out);
   clReleaseEvent(written);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -536,6 +557,7 @@ int groups(Cl& cl) {
   std::vector<int> out(n);
   CHECK(clEnqueueReadBuffer(cl.q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr));
   print("out", out);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -597,6 +619,7 @@ int events(Cl& cl) {
   print("q2", out);
   clReleaseCommandQueue(q2);
   for (cl_event e : {gate, w, kev, marker}) clReleaseEvent(e);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -876,6 +899,7 @@ int errors(Cl& cl) {
   clReleaseEvent(e);
   clReleaseEvent(user);
   clReleaseCommandQueue(plain);
+  release({m}, {k}, {p, bp});
   return 0;
 }
 
@@ -901,6 +925,7 @@ int bench(Cl& cl) {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fprintf(stderr, "bench_seconds %.6f\n", s);
   print("v", v);
+  release({m}, {k}, {p});
   return 0;
 }
 
@@ -1219,13 +1244,35 @@ long resident_kb() {
   return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+// One "Name:   N kB" line of /proc/self/status (VmRSS: resident now, VmHWM:
+// its peak so far), in KB; -1 if absent.
+long status_kb(const char* name) {
+  long kb = -1;
+  if (FILE* f = fopen("/proc/self/status", "r")) {
+    char line[256];
+    const size_t len = strlen(name);
+    while (fgets(line, sizeof line, f))
+      if (strncmp(line, name, len) == 0 && line[len] == ':') {
+        kb = atol(line + len + 1);
+        break;
+      }
+    fclose(f);
+  }
+  return kb;
+}
+
 // A long iterative run: a stencil step (halos, owner computes), a racy
 // store to shared elements (a merge) and an event kept and released, every
-// iteration (RT_APP_ITERS, default 2000). Host memory growth from the 10th
-// percent of the run to its end goes to stderr as "resident growth KB"
-// (stdout stays comparable with the native run).
-int soak(Cl& cl) {
-  const int n = 4096, iters = getenv("RT_APP_ITERS") ? atoi(getenv("RT_APP_ITERS")) : 2000;
+// iteration: two launches an iteration, `rt_app soak LAUNCHES` (default:
+// RT_APP_ITERS iterations, else 2000). Host memory growth from the 10th
+// percent of the run to its end goes to stderr, as "resident growth KB"
+// (statm) and as the VmRSS and VmHWM lines of /proc/self/status at both
+// points (stdout stays comparable with the native run).
+int soak(Cl& cl, long launches) {
+  const int n = 4096;
+  const long iters = launches > 0                ? launches / 2
+                     : getenv("RT_APP_ITERS")    ? atol(getenv("RT_APP_ITERS"))
+                                                 : 2000;
   std::vector<float> a(n);
   for (int i = 0; i < n; ++i) a[i] = (i % 17) * 1.0f;
   cl_program p = cl.build(kStencil);
@@ -1243,9 +1290,16 @@ int soak(Cl& cl) {
   CHECK(clSetKernelArg(rk, 2, sizeof c, &c));
   CHECK(clSetKernelArg(rk, 3, sizeof groups, &groups));
   size_t global = n, local = 32, rglobal = groups * 16, rlocal = 16;
-  long start_kb = 0;
-  for (int it = 0; it < iters; ++it) {
-    if (it == iters / 10) start_kb = resident_kb();
+  long start_kb = 0, start_rss_kb = 0, start_hwm_kb = 0;
+  for (long it = 0; it < iters; ++it) {
+    if (it == iters / 10) {
+      // Sampled once the queue is drained: what is resident then is what
+      // the run keeps, not commands in flight.
+      CHECK(clFinish(cl.q));
+      start_kb = resident_kb();
+      start_rss_kb = status_kb("VmRSS");
+      start_hwm_kb = status_kb("VmHWM");
+    }
     CHECK(clSetKernelArg(k, 0, sizeof x, &x));
     CHECK(clSetKernelArg(k, 1, sizeof y, &y));
     cl_event e = nullptr;
@@ -1259,7 +1313,14 @@ int soak(Cl& cl) {
     if (it % 100 == 0) CHECK(clFinish(cl.q));
   }
   CHECK(clEnqueueReadBuffer(cl.q, x, CL_TRUE, 0, n * 4, a.data(), 0, nullptr, nullptr));
+  CHECK(clFinish(cl.q));
+  const long end_rss_kb = status_kb("VmRSS"), end_hwm_kb = status_kb("VmHWM");
   fprintf(stderr, "resident growth KB %ld\n", resident_kb() - start_kb);
+  fprintf(stderr, "launches %ld\n", 2 * iters);
+  fprintf(stderr, "after warm-up VmRSS KB %ld VmHWM KB %ld\n", start_rss_kb, start_hwm_kb);
+  fprintf(stderr, "at the end VmRSS KB %ld VmHWM KB %ld\n", end_rss_kb, end_hwm_kb);
+  fprintf(stderr, "VmRSS growth KB %ld\n", end_rss_kb - start_rss_kb);
+  fprintf(stderr, "VmHWM growth KB %ld\n", end_hwm_kb - start_hwm_kb);
   print("final", a);
   std::vector<unsigned char> chars(64);
   CHECK(clEnqueueReadBuffer(cl.q, c, CL_TRUE, 0, 64, chars.data(), 0, nullptr, nullptr));
@@ -1274,7 +1335,7 @@ int soak(Cl& cl) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: rt_app <scenario>\n");
+    fprintf(stderr, "usage: rt_app <scenario> [size]\n");
     return 2;
   }
   std::string s = argv[1];
@@ -1298,7 +1359,7 @@ int main(int argc, char** argv) {
   if (s == "racy") return racy(cl);
   if (s == "usehost") return usehost(cl);
   if (s == "biggroups") return biggroups(cl);
-  if (s == "soak") return soak(cl);
+  if (s == "soak") return soak(cl, argc > 2 ? atol(argv[2]) : 0);
   if (s == "bench") return bench(cl);
   if (s == "unsupported") return unsupported(cl);
   if (s == "noexec") return noexec(cl);
