@@ -186,6 +186,17 @@ double bench_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+static int compare_doubles(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+double bench_quantile(double* v, size_t n, double q) {
+  qsort(v, n, sizeof *v, compare_doubles);
+  size_t i = (size_t)(q * (double)n);
+  return v[i < n ? i : n - 1];
+}
+
 double bench_time_kernel(const bench_cl* cl, cl_kernel kernel, cl_uint dims,
                          const size_t* global, const size_t* local, int iters,
                          double* iter_ms) {

@@ -82,6 +82,10 @@ size_t bench_round_up(size_t n, size_t m);
 // Monotonic wall clock in milliseconds.
 double bench_now_ms(void);
 
+// Sorts v (n values) in place and returns the value at fraction q of the
+// way up (0.5: the median, 0.9: the 90th percentile).
+double bench_quantile(double* v, size_t n, double q);
+
 // The timed loop of the one-kernel apps: `iters` launches of `kernel`, each
 // followed by clFinish; iter_ms[i] gets launch i's wall time. Returns the
 // wall time of the whole loop.

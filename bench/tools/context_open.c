@@ -13,17 +13,13 @@
  * process's first OpenCL call returned. Run each mode in a fresh process. */
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
+
+#include "bench.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static cl_platform_id platform;
 static cl_device_id devices[16];
@@ -37,7 +33,7 @@ struct opening {
 
 static void* open_devices(void* arg) {
   struct opening* o = arg;
-  o->start = now_ms() - t0;
+  o->start = bench_now_ms() - t0;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   cl_context ctx = clCreateContext(props, o->count, devices + o->first, NULL, NULL, &o->err);
   for (cl_uint i = 0; ctx && o->err == CL_SUCCESS && i < o->count; ++i) {
@@ -49,7 +45,7 @@ static void* open_devices(void* arg) {
     if (b) clReleaseMemObject(b);
     clReleaseCommandQueue(q);
   }
-  o->end = now_ms() - t0;
+  o->end = bench_now_ms() - t0;
   return NULL; /* the context stays open, as the shim's would */
 }
 
@@ -63,7 +59,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s PLATFORM alone|serial|concurrent|pair DEV [DEV2]\n", argv[0]);
     return 2;
   }
-  const double before = now_ms();
+  const double before = bench_now_ms();
   cl_platform_id platforms[8];
   cl_uint np = 0;
   clGetPlatformIDs(8, platforms, &np);
@@ -75,7 +71,7 @@ int main(int argc, char** argv) {
   platform = platforms[p];
   cl_uint nd = 0;
   clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 16, devices, &nd);
-  t0 = now_ms();
+  t0 = bench_now_ms();
   printf("platforms and devices found in %.1f ms (%u devices)\n", t0 - before, nd);
   const char* mode = argv[2];
   const cl_uint a = (cl_uint)atoi(argv[3]), b = argc > 4 ? (cl_uint)atoi(argv[4]) : a;

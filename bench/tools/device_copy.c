@@ -24,30 +24,12 @@
  * device 1 for the copy moves it back for the next kernel on device 0). */
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
+
+#include "bench.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define CHECK(x)                                                     \
-  do {                                                               \
-    cl_int e_ = (x);                                                 \
-    if (e_ != CL_SUCCESS) {                                          \
-      fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, e_); \
-      exit(1);                                                       \
-    }                                                                \
-  } while (0)
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
 
 static const char* kSource =
     "__kernel void dirty(__global uint* p, uint v) { size_t i = get_global_id(0); p[i] = v + (uint)i; }\n";
@@ -60,30 +42,30 @@ static void* pinned_ptr;
 static size_t total, piece, offset;
 
 static void dirty_buffer(int dev, cl_mem m, cl_uint v) {
-  CHECK(clSetKernelArg(dirty, 0, sizeof m, &m));
-  CHECK(clSetKernelArg(dirty, 1, sizeof v, &v));
+  BENCH_CL(clSetKernelArg(dirty, 0, sizeof m, &m));
+  BENCH_CL(clSetKernelArg(dirty, 1, sizeof v, &v));
   size_t n = total / 4;
-  CHECK(clEnqueueNDRangeKernel(q[dev], dirty, 1, NULL, &n, NULL, 0, NULL, NULL));
-  CHECK(clFinish(q[dev]));
+  BENCH_CL(clEnqueueNDRangeKernel(q[dev], dirty, 1, NULL, &n, NULL, 0, NULL, NULL));
+  BENCH_CL(clFinish(q[dev]));
 }
 
 static void move(const char* method) {
   if (!strcmp(method, "copy-on-dst") || !strcmp(method, "copy-on-src")) {
     cl_command_queue on = method[8] == 'd' ? q[1] : q[0];
-    CHECK(clEnqueueCopyBuffer(on, a, b, offset, offset, piece, 0, NULL, NULL));
-    CHECK(clFinish(on));
+    BENCH_CL(clEnqueueCopyBuffer(on, a, b, offset, offset, piece, 0, NULL, NULL));
+    BENCH_CL(clFinish(on));
   } else if (!strcmp(method, "staged")) {
     cl_event read;
-    CHECK(clEnqueueReadBuffer(q[0], a, CL_FALSE, offset, piece, pinned_ptr, 0, NULL, &read));
-    CHECK(clEnqueueWriteBuffer(q[1], b, CL_FALSE, offset, piece, pinned_ptr, 1, &read, NULL));
-    CHECK(clFinish(q[1]));
+    BENCH_CL(clEnqueueReadBuffer(q[0], a, CL_FALSE, offset, piece, pinned_ptr, 0, NULL, &read));
+    BENCH_CL(clEnqueueWriteBuffer(q[1], b, CL_FALSE, offset, piece, pinned_ptr, 1, &read, NULL));
+    BENCH_CL(clFinish(q[1]));
     clReleaseEvent(read);
   } else if (!strcmp(method, "copy-sub")) {
-    CHECK(clEnqueueCopyBuffer(q[1], a_piece, b, 0, offset, piece, 0, NULL, NULL));
-    CHECK(clFinish(q[1]));
+    BENCH_CL(clEnqueueCopyBuffer(q[1], a_piece, b, 0, offset, piece, 0, NULL, NULL));
+    BENCH_CL(clFinish(q[1]));
   } else if (!strcmp(method, "migrate-all")) {
-    CHECK(clEnqueueMigrateMemObjects(q[1], 1, &a, 0, 0, NULL, NULL));
-    CHECK(clFinish(q[1]));
+    BENCH_CL(clEnqueueMigrateMemObjects(q[1], 1, &a, 0, 0, NULL, NULL));
+    BENCH_CL(clFinish(q[1]));
   }
 }
 
@@ -109,41 +91,41 @@ int main(int argc, char** argv) {
   }
   cl_platform_id platforms[8];
   cl_uint np = 0;
-  CHECK(clGetPlatformIDs(8, platforms, &np));
+  BENCH_CL(clGetPlatformIDs(8, platforms, &np));
   if (platform_index >= np) {
     fprintf(stderr, "no platform %u\n", platform_index);
     return 2;
   }
   cl_device_id devs[2];
   cl_uint nd = 0;
-  CHECK(clGetDeviceIDs(platforms[platform_index], CL_DEVICE_TYPE_ALL, 2, devs, &nd));
+  BENCH_CL(clGetDeviceIDs(platforms[platform_index], CL_DEVICE_TYPE_ALL, 2, devs, &nd));
   if (nd < 2) {
     fprintf(stderr, "platform %u has fewer than 2 devices\n", platform_index);
     return 2;
   }
   cl_int err;
   ctx = clCreateContext(NULL, 2, devs, NULL, NULL, &err);
-  CHECK(err);
+  BENCH_CL(err);
   for (int d = 0; d < 2; ++d) {
     q[d] = clCreateCommandQueue(ctx, devs[d], 0, &err);
-    CHECK(err);
+    BENCH_CL(err);
   }
   cl_program prog = clCreateProgramWithSource(ctx, 1, &kSource, NULL, &err);
-  CHECK(err);
-  CHECK(clBuildProgram(prog, 2, devs, "", NULL, NULL));
+  BENCH_CL(err);
+  BENCH_CL(clBuildProgram(prog, 2, devs, "", NULL, NULL));
   dirty = clCreateKernel(prog, "dirty", &err);
-  CHECK(err);
+  BENCH_CL(err);
   a = clCreateBuffer(ctx, CL_MEM_READ_WRITE, total, NULL, &err);
-  CHECK(err);
+  BENCH_CL(err);
   b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, total, NULL, &err);
-  CHECK(err);
+  BENCH_CL(err);
   cl_buffer_region region = {offset, piece};
   a_piece = clCreateSubBuffer(a, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-  CHECK(err);
+  BENCH_CL(err);
   pinned = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, piece, NULL, &err);
-  CHECK(err);
+  BENCH_CL(err);
   pinned_ptr = clEnqueueMapBuffer(q[0], pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, piece, 0, NULL, NULL, &err);
-  CHECK(err);
+  BENCH_CL(err);
   char name[128] = "";
   clGetDeviceInfo(devs[0], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
   printf("%s x2, buffers of %.1f MiB, piece %.1f MiB, %u repeats\n", name, total / 1048576.0, piece / 1048576.0,
@@ -153,23 +135,21 @@ int main(int argc, char** argv) {
   double* rounds = calloc(repeat, sizeof(double));
   for (unsigned m = 0; m < sizeof methods / sizeof methods[0]; ++m) {
     for (unsigned r = 0; r <= repeat; ++r) {  // r == 0: untimed warm-up
-      const double start = now_ms();
+      const double start = bench_now_ms();
       dirty_buffer(0, a, r);
       dirty_buffer(1, b, r);
-      const double t = now_ms();
+      const double t = bench_now_ms();
       if (strcmp(methods[m], "none")) move(methods[m]);
-      if (r) times[r - 1] = now_ms() - t, rounds[r - 1] = now_ms() - start;
+      if (r) times[r - 1] = bench_now_ms() - t, rounds[r - 1] = bench_now_ms() - start;
     }
     // The copied bytes must be device 0's.
     cl_uint got = 0, want = (cl_uint)repeat + (cl_uint)(offset / 4);
-    CHECK(clEnqueueReadBuffer(q[1], b, CL_TRUE, offset, sizeof got, &got, 0, NULL, NULL));
+    BENCH_CL(clEnqueueReadBuffer(q[1], b, CL_TRUE, offset, sizeof got, &got, 0, NULL, NULL));
     const int right = !strcmp(methods[m], "migrate-all") || !strcmp(methods[m], "none") || got == want;
-    qsort(times, repeat, sizeof(double), cmp_double);
-    qsort(rounds, repeat, sizeof(double), cmp_double);
-    const double med = times[repeat / 2];
+    const double med = bench_quantile(times, repeat, 0.5), round = bench_quantile(rounds, repeat, 0.5);
     const double bytes = !strcmp(methods[m], "migrate-all") ? (double)total : (double)piece;
     printf("%-12s move: median %8.3f ms  min %8.3f  max %8.3f  %8.2f GB/s   round: median %8.3f ms%s\n",
-           methods[m], med, times[0], times[repeat - 1], bytes / med / 1e6, rounds[repeat / 2],
+           methods[m], med, times[0], times[repeat - 1], bytes / med / 1e6, round,
            right ? "" : "  WRONG BYTES");
   }
   free(times);

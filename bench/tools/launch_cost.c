@@ -15,30 +15,12 @@
  * device queues do); --flush: clFlush after every launch (as the shim does). */
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
+
+#include "bench.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define CHECK(x)                                                       \
-  do {                                                                 \
-    cl_int e_ = (x);                                                   \
-    if (e_ != CL_SUCCESS) {                                            \
-      fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, e_); \
-      return 1;                                                        \
-    }                                                                  \
-  } while (0)
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
 
 static const char* kSource =
     "__kernel void axpy(__global float* y, __global const float* x, float a) {\n"
@@ -66,64 +48,49 @@ int main(int argc, char** argv) {
     fprintf(stderr, "iters >= 10, finish-every >= 1, items a multiple of 256\n");
     return 2;
   }
-  cl_platform_id platforms[8];
-  cl_uint np = 0;
-  CHECK(clGetPlatformIDs(8, platforms, &np));
-  cl_device_id device = NULL;
-  for (cl_uint p = 0, seen = 0; p < np && !device; ++p) {
-    cl_device_id ids[16];
-    cl_uint nd = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, ids, &nd) != CL_SUCCESS) continue;
-    if (device_index < seen + nd) device = ids[device_index - seen];
-    seen += nd;
-  }
-  if (!device) {
-    fprintf(stderr, "no device %u\n", device_index);
-    return 2;
-  }
+  cl_device_id device = bench_pick_device((int)device_index);
   cl_int err;
   cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-  CHECK(err);
+  BENCH_CL(err);
   cl_command_queue q = clCreateCommandQueue(ctx, device, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
-  CHECK(err);
+  BENCH_CL(err);
   cl_program prog = clCreateProgramWithSource(ctx, 1, &kSource, NULL, &err);
-  CHECK(err);
-  CHECK(clBuildProgram(prog, 1, &device, "", NULL, NULL));
+  BENCH_CL(err);
+  BENCH_CL(clBuildProgram(prog, 1, &device, "", NULL, NULL));
   cl_kernel k = clCreateKernel(prog, "axpy", &err);
-  CHECK(err);
+  BENCH_CL(err);
   float* host = malloc(items * sizeof(float));
   for (size_t i = 0; i < items; ++i) host[i] = (float)(i % 1000) * 0.001f;
   cl_mem x = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, items * sizeof(float), host, &err);
-  CHECK(err);
+  BENCH_CL(err);
   cl_mem y = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, items * sizeof(float), host, &err);
-  CHECK(err);
+  BENCH_CL(err);
   const float a = 0.5f;
-  CHECK(clSetKernelArg(k, 0, sizeof y, &y));
-  CHECK(clSetKernelArg(k, 1, sizeof x, &x));
-  CHECK(clSetKernelArg(k, 2, sizeof a, &a));
+  BENCH_CL(clSetKernelArg(k, 0, sizeof y, &y));
+  BENCH_CL(clSetKernelArg(k, 1, sizeof x, &x));
+  BENCH_CL(clSetKernelArg(k, 2, sizeof a, &a));
   const size_t local = 256;
   double* enqueue = malloc(iters * sizeof(double));
   const unsigned skip = iters / 10;
   double wall_start = 0;
   for (unsigned i = 0; i < iters; ++i) {
-    if (i == skip) wall_start = now_us();
+    if (i == skip) wall_start = (bench_now_ms() * 1e3);
     cl_event e = NULL;
-    const double t = now_us();
-    CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &local, 0, NULL, keep_event ? &e : NULL));
-    enqueue[i] = now_us() - t;
-    if (flush) CHECK(clFlush(q));
+    const double t = (bench_now_ms() * 1e3);
+    BENCH_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &local, 0, NULL, keep_event ? &e : NULL));
+    enqueue[i] = (bench_now_ms() * 1e3) - t;
+    if (flush) BENCH_CL(clFlush(q));
     if (e) clReleaseEvent(e);
-    if ((i + 1) % finish_every == 0) CHECK(clFinish(q));
+    if ((i + 1) % finish_every == 0) BENCH_CL(clFinish(q));
   }
-  CHECK(clFinish(q));
-  const double wall = (now_us() - wall_start) / (iters - skip);
-  CHECK(clEnqueueReadBuffer(q, y, CL_TRUE, 0, items * sizeof(float), host, 0, NULL, NULL));
+  BENCH_CL(clFinish(q));
+  const double wall = ((bench_now_ms() * 1e3) - wall_start) / (iters - skip);
+  BENCH_CL(clEnqueueReadBuffer(q, y, CL_TRUE, 0, items * sizeof(float), host, 0, NULL, NULL));
   double sum = 0;
   for (size_t i = 0; i < items; ++i) sum += host[i];
-  qsort(enqueue + skip, iters - skip, sizeof(double), cmp_double);
   const unsigned n = iters - skip;
-  printf("enqueue_us median %.1f p90 %.1f  wall_us_per_launch %.1f  checksum %.6e\n", enqueue[skip + n / 2],
-         enqueue[skip + n * 9 / 10], wall, sum);
+  const double p90 = bench_quantile(enqueue + skip, n, 0.9), median = bench_quantile(enqueue + skip, n, 0.5);
+  printf("enqueue_us median %.1f p90 %.1f  wall_us_per_launch %.1f  checksum %.6e\n", median, p90, wall, sum);
   free(enqueue);
   free(host);
   return 0;
