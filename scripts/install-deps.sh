@@ -11,6 +11,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   python3 python3-matplotlib python3-pyopencl
   piglit spirv-tools oclgrind clpeak libclblast-dev libviennacl-dev libclfft-dev
+  python-pyopencl-doc
 )
 
 missing=()
