@@ -10,7 +10,8 @@ packages=(
   libeigen3-dev libgtest-dev nlohmann-json3-dev
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   python3 python3-matplotlib python3-pyopencl
-  piglit spirv-tools oclgrind clpeak libclblast-dev
+  piglit spirv-tools oclgrind clpeak libclblast-dev libviennacl-dev libclfft-dev
+  python-pyopencl-doc
 )
 
 missing=()
