@@ -270,6 +270,11 @@ cl_int clFinish(cl_command_queue q) {
     std::unique_lock lock(q->mutex);
     q->idle_cv.wait(lock, [&] { return q->in_flight == 0 && !has_pending_completions(q); });
   }
+  // A command failed in the driver after its enqueue had returned
+  // CL_SUCCESS (run_command): an app that only synchronises with clFinish
+  // (results in its host memory, or read through another queue) must learn
+  // that its results are missing.
+  if (q->command_failed.load(std::memory_order_acquire)) return CL_OUT_OF_RESOURCES;
   return update_app_host_memory();
 }
 
