@@ -158,7 +158,7 @@ TEST_P(Faults, EveryDriverFailureEndsCleanly) {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const char* s : {"vecadd", "iterative", "merge", "events", "images2q", "usehost"})
+  for (const char* s : {"vecadd", "twod", "rw", "iterative", "merge", "events", "images2q", "usehost"})
     for (bool forced : {true, false}) out.push_back({s, forced});
   return out;
 }
