@@ -17,10 +17,20 @@ namespace libsplit {
 
 namespace {
 
-cl_int run_command(cl_event e, std::function<cl_int()>& run) {
+// Once a command of an in-order queue failed (a driver call of its run
+// failed: a sub-launch, a move between devices), the commands after it would
+// run on data it never produced: they fail too, with
+// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, so that a blocking read after
+// a failed split launch reports the failure instead of handing the app stale
+// bytes with CL_SUCCESS (the fault-injection suite found it).
+cl_int run_command(cl_command_queue q, cl_event e, std::function<cl_int()>& run) {
+  const bool in_order = !(q->properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  if (in_order && q->command_failed.load(std::memory_order_acquire))
+    return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
   set_running_command(e);
   cl_int status = run ? run() : CL_SUCCESS;
   set_running_command(nullptr);
+  if (status < 0 && in_order) q->command_failed.store(true, std::memory_order_release);
   return status;
 }
 
@@ -48,7 +58,7 @@ void worker_loop(cl_command_queue q) {
     } else {
       set_event_status(c.event, CL_RUNNING);
       std::lock_guard exec(runtime().exec_mutex);
-      status = run_command(c.event, c.run);
+      status = run_command(q, c.event, c.run);
     }
     c.run = nullptr;  // drops retained objects
     finish_command(q, c.event, status);
@@ -134,7 +144,7 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
       std::unique_lock exec(runtime().exec_mutex);
       lock.unlock();
       set_event_status(e, CL_RUNNING);  // passes through CL_SUBMITTED (stamp, callbacks)
-      cl_int status = run_command(e, run);
+      cl_int status = run_command(q, e, run);
       exec.unlock();
       if (blocking) retain(e);
       finish_command(q, e, status);
@@ -260,6 +270,11 @@ cl_int clFinish(cl_command_queue q) {
     std::unique_lock lock(q->mutex);
     q->idle_cv.wait(lock, [&] { return q->in_flight == 0 && !has_pending_completions(q); });
   }
+  // A command failed in the driver after its enqueue had returned
+  // CL_SUCCESS (run_command): an app that only synchronises with clFinish
+  // (results in its host memory, or read through another queue) must learn
+  // that its results are missing.
+  if (q->command_failed.load(std::memory_order_acquire)) return CL_OUT_OF_RESOURCES;
   return update_app_host_memory();
 }
 

@@ -17,6 +17,10 @@ namespace {
 std::mutex g_mutex;
 std::set<BufferStore*> g_stores;
 std::atomic<bool> g_any{false};
+// The driver's error of a final copy into the app's memory that failed (at
+// the buffer's end, where nobody can be told): the next clFinish or blocking
+// command reports it once.
+std::atomic<cl_int> g_lost{CL_SUCCESS};
 
 bool shares_host_memory(cl_device_id d) {
   cl_bool unified = CL_FALSE;
@@ -47,7 +51,10 @@ void untrack_app_host_memory(BufferStore& s) {
   g_any.store(!g_stores.empty(), std::memory_order_release);
 }
 
+void note_lost_app_host_memory(cl_int err) { g_lost.store(err, std::memory_order_release); }
+
 cl_int update_app_host_memory() {
+  if (cl_int lost = g_lost.exchange(CL_SUCCESS, std::memory_order_acq_rel)) return lost;
   if (!g_any.load(std::memory_order_acquire)) return CL_SUCCESS;
   std::lock_guard exec(runtime().exec_mutex);
   std::lock_guard lock(g_mutex);

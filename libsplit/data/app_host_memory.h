@@ -21,8 +21,12 @@ void untrack_app_host_memory(BufferStore& s);
 
 // Called where the app's wait ended (clFinish, blocking commands,
 // clWaitForEvents), on the app's thread with no lock held: every tracked
-// store becomes valid on the host. Nothing to do (one atomic load) when no
+// store becomes valid on the host. Nothing to do (two atomic loads) when no
 // store is tracked.
 cl_int update_app_host_memory();
+
+// A released buffer's last bytes could not reach the app's memory (the
+// driver failed the copy): update_app_host_memory's next call returns err.
+void note_lost_app_host_memory(cl_int err);
 
 }  // namespace libsplit

@@ -24,7 +24,7 @@ BufferStore::~BufferStore() {
     // gets what devices wrote last: natively it is the buffer, and the app
     // may read it once the buffer is gone. Nobody else can reach this store
     // any more: no lock needed for its state.
-    ensure_host(*this, Range{0, size});
+    if (cl_int err = ensure_host(*this, Range{0, size})) note_lost_app_host_memory(err);
     untrack_app_host_memory(*this);
   }
   deferred_flush_store(*this);

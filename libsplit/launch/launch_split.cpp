@@ -424,8 +424,17 @@ void complete_with_devices(const Stores& stores, const Runs& runs, const std::ve
     // also gives its END (and the first one its START) on the host clock.
     device_to_host_ns(d, 0);  // measures the clock offset here, not in the callback
     cl_event first = runs[d].front().event, last = runs[d].back().event;
-    real().clRetainEvent(first);
-    real().clRetainEvent(last);
+    // A retain the driver refused: completion without the device's times
+    // (releasing an event not retained would free the driver's own).
+    if (real().clRetainEvent(first) != CL_SUCCESS) {
+      note_device_work(rt.devices[d].queue);
+      continue;
+    }
+    if (real().clRetainEvent(last) != CL_SUCCESS) {
+      real().clReleaseEvent(first);
+      note_device_work(rt.devices[d].queue);
+      continue;
+    }
     complete_after(rt.devices[d].queue, last, [d, first](cl_event native, cl_event app) {
       cl_ulong start = 0, end = 0;
       real().clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);

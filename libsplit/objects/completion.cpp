@@ -162,9 +162,14 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status) {
     NativeWait& w = *entry->waits[i];
     // The callback holds its own reference: a waiter may handle and release
     // the event first.
-    real().clRetainEvent(w.native);
-    auto* data = new CallbackData{entry, &w};
     cl_event native = w.native;
+    if (real().clRetainEvent(native) != CL_SUCCESS) {
+      // No reference for a callback (the driver refused it): wait here.
+      real().clWaitForEvents(1, &native);
+      handle(entry, w, native_status(native));
+      continue;
+    }
+    auto* data = new CallbackData{entry, &w};
     if (real().clSetEventCallback(native, CL_COMPLETE, native_done, data) != CL_SUCCESS) {
       delete data;
       real().clReleaseEvent(native);
@@ -199,8 +204,9 @@ void help_complete_up_to(cl_command_queue q, cl_event until) {
     for (auto& entry : q->pending) {
       for (auto& w : entry->waits)
         if (!w->handled.load()) {
-          real().clRetainEvent(w->native);
-          todo.emplace_back(entry, w.get());
+          // Unreferenced (the driver refused the retain): its callback
+          // handles it; its queue is still finished below.
+          if (real().clRetainEvent(w->native) == CL_SUCCESS) todo.emplace_back(entry, w.get());
           add_unique(queues, w->device_queue);
         }
       if (entry->event == until) break;

@@ -138,6 +138,8 @@ struct _cl_command_queue {
   // kept, not blocking): no native event was made for it (completion.h).
   std::vector<cl_command_queue> untracked;
   bool stopping = false;
+  // An in-order queue whose command failed (api_queue.cpp, run_command).
+  std::atomic<bool> command_failed{false};
   std::thread worker;
 };
 

@@ -95,8 +95,19 @@ std::optional<PreparedProgram> original_program(cl_program p, const std::string&
   for (size_t s = 0; have_originals && s < originals->size(); ++s)
     have_originals = !app[s] || (*originals)[s];
   if (have_originals) {
-    for (cl_program pp : *originals)
-      if (pp) real().clRetainProgram(pp);
+    // Originals the driver refuses to retain are built again below.
+    std::vector<cl_program> held;
+    for (cl_program pp : *originals) {
+      if (!pp) continue;
+      if (real().clRetainProgram(pp) != CL_SUCCESS) {
+        have_originals = false;
+        break;
+      }
+      held.push_back(pp);
+    }
+    if (!have_originals) release_all(held);
+  }
+  if (have_originals) {
     out.per_platform = *originals;
   } else {
     Built b = build_per_slot(p, &source, options, nullptr, nullptr, nullptr, /*app_slots_only=*/true);

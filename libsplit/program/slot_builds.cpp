@@ -160,8 +160,8 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
       out.why = "the app ended";
       break;
     }
-    if (ready && s < ready->size() && (*ready)[s]) {
-      real().clRetainProgram((*ready)[s]);
+    // A ready build the driver refuses to retain is built again.
+    if (ready && s < ready->size() && (*ready)[s] && real().clRetainProgram((*ready)[s]) == CL_SUCCESS) {
       out.programs[s] = (*ready)[s];
       continue;
     }
