@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -111,6 +112,11 @@ struct Case {
   std::string scenario;
   bool forced;
 };
+
+// What ctest and gtest print for a case (not the struct's bytes).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.scenario << (c.forced ? ", every launch split" : ", default settings");
+}
 
 class Faults : public testing::TestWithParam<Case> {};
 
