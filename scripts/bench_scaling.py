@@ -28,12 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import run_app  # noqa: E402
 
 
-def configs(gpus, cpu):
+def configs(gpus, cpu, counts=None):
     """(name, LIBSPLIT_DEVICES or None for native, GPU count, with CPU)."""
     out = [("1 GPU (native)", None, 1, False)]
     if cpu:
         out.append(("1 GPU + CPU", f"{gpus[0]},{cpu}", 1, True))
-    for k in range(2, len(gpus) + 1):
+    for k in counts or range(2, len(gpus) + 1):
+        if k < 2 or k > len(gpus):
+            continue
         out.append((f"{k} GPUs", ",".join(gpus[:k]), k, False))
         if cpu:
             out.append((f"{k} GPUs + CPU", ",".join(gpus[:k] + [cpu]), k, True))
@@ -105,6 +107,8 @@ def main():
     ap.add_argument("--device", type=int, default=0, help="the app's --device: the first of --gpus")
     ap.add_argument("--gpus", required=True, help="GPUs as platform:device, the app's first")
     ap.add_argument("--cpu", default="", help="the CPU device as platform:device (empty: no + CPU columns)")
+    ap.add_argument("--counts", default="",
+                    help="GPU counts to run, e.g. 2,4 (default: every count from 2 to the number of --gpus)")
     ap.add_argument("--apps", default="matmul,syr2k,syrk,histogram,2mm,3mm,gemm,mandelbrot,ep,nbody")
     ap.add_argument("--preset", default="large")
     ap.add_argument("--iters", type=int, default=100)
@@ -118,7 +122,8 @@ def main():
     apps = [x for x in a.apps.split(",") if x]
     a.out.mkdir(parents=True, exist_ok=True)
     cache = tempfile.mkdtemp(prefix="libsplit-scaling-")
-    cfgs = configs(gpus, a.cpu)
+    counts = [int(c) for c in a.counts.split(",") if c]
+    cfgs = configs(gpus, a.cpu, counts)
     runs = []  # (app, config name, rep, time_ms, wall, status)
     for app in apps:
         exe = a.bin_dir / app

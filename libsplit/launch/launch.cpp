@@ -219,6 +219,35 @@ void describe(Launch& L) {
   L.key.home = L.queue->home;
 }
 
+// Tells the scheduler which devices new splits may use (Scheduler::set_ready):
+// the app's, then each other one once its context is open, a GPU once this
+// launch's program is built there too (asking starts that build in the
+// background): a split planned over a device still building ran whole,
+// and on 4 H100 the reset to whole lost gemm's running split. Once told, a
+// device stays ready (another program not built there yet runs its launch
+// whole once). Nothing to do once every device is open and told.
+void tell_scheduler_ready(Runtime& rt, cl_kernel k) {
+  if (rt.all_ready_told.load(std::memory_order_relaxed)) return;
+  if (!rt.scheduler->plans_by_readiness()) {
+    rt.all_ready_told = true;
+    return;
+  }
+  const bool opening_ended = rt.others_open.load();  // read first: no slot opens after
+  const unsigned n = unsigned(rt.devices.size());
+  std::vector<bool>& ready = rt.ready_told;
+  const std::vector<bool> before = ready;
+  ready.resize(n, false);
+  bool all = true;
+  for (unsigned d = 0; d < n; ++d) {
+    if (!ready[d] && rt.device_open(d))
+      ready[d] = !rt.devices[d].is_gpu || devices_ready(k, {d});
+    all = all && ready[d];
+  }
+  if (ready != before) rt.scheduler->set_ready(ready);
+  if (rt.scheduler->wants_more_devices()) rt.want_devices(2);
+  if (opening_ended && all) rt.all_ready_told = true;
+}
+
 }  // namespace
 
 cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
@@ -259,6 +288,8 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     return err;
   }
 
+  rt.want_devices(1);
+  tell_scheduler_ready(rt, k);
   std::unique_ptr<sched::LaunchPlan> plan = rt.scheduler->plan(L.key, L.total_groups);
   // Probes read the launch's inputs: copy them before the real work runs.
   std::shared_ptr<StagedProbes> probes;

@@ -161,8 +161,8 @@ int choose_pinning_device(const Runtime& rt) {
 }
 
 // The app's context holds some of a platform's GPUs but not all: those get
-// a slot of their own (sharing the app's context), the rest of the
-// platform's chosen devices keep the old slot and open in the background.
+// a slot of their own (sharing the app's context), and so does each of the
+// platform's other chosen GPUs, opened in the background one by one.
 void split_app_slot(Runtime& rt, const std::vector<cl_device_id>& app_devices) {
   if (app_devices.empty()) return;
   const int first = rt.device_index(app_devices.front());
@@ -185,6 +185,33 @@ void split_app_slot(Runtime& rt, const std::vector<cl_device_id>& app_devices) {
     if (d.slot == s && std::binary_search(app_devices.begin(), app_devices.end(), d.id)) d.slot = app_slot;
   log_line(2, "platform slot " + std::to_string(app_slot) + ": the GPUs of the app's context, apart from the "
                                                            "platform's others (slot " + std::to_string(s) + ")");
+  // Each other GPU in a context of its own: the driver opens GPUs one at a
+  // time (4 H100: 140-215 ms each, one after the other), so each joins the
+  // splits as soon as it is open, not once the last one is.
+  bool kept_one = false;
+  for (Device& d : rt.devices) {
+    if (d.slot != s) continue;
+    if (!kept_one) {
+      kept_one = true;
+      continue;
+    }
+    d.slot = static_cast<unsigned>(rt.platforms.size());
+    rt.platforms.push_back(rt.platforms[s]);
+    log_line(2, "a context of its own for " + d.name + " (slot " + std::to_string(d.slot) + ")");
+  }
+}
+
+// A first small write on a queue libsplit opened: a driver sets a device up
+// lazily at its first command (on 4 H100 the first move to a GPU opened in
+// the background took 29 ms of the app's time); done here, off its path.
+void warm_up_queue(cl_context context, cl_command_queue queue) {
+  const RealApi& api = real();
+  cl_int err = CL_SUCCESS;
+  unsigned char bytes[256] = {};
+  cl_mem m = api.clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof bytes, nullptr, &err);
+  if (!m) return;
+  api.clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, sizeof bytes, bytes, 0, nullptr, nullptr);
+  api.clReleaseMemObject(m);
 }
 
 // Opens platform slot s: its context (the app's where the devices are the
@@ -220,6 +247,7 @@ cl_int open_platform_slot(Runtime& rt, unsigned s, cl_context app_real, bool ado
       fprintf(stderr, "libsplit: cannot create a queue on %s (%d)\n", d.name.c_str(), err);
       return err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
     }
+    if (rt.contexts[s] != app_real) warm_up_queue(rt.contexts[s], d.queue);
   }
   return CL_SUCCESS;
 }
@@ -234,9 +262,26 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
       rt.open_cv.wait_for(lock, std::chrono::seconds(30), [&rt] { return rt.closing.load(); });
     }
     bool ok = true;
-    for (unsigned s : later) {
+    for (size_t i = 0; i < later.size(); ++i) {
+      const unsigned s = later[i];
+      // The first other slot opens once a launch could use it, the rest once
+      // a split over those open has won (Runtime::want_devices).
+      const unsigned needed = i == 0 ? 1 : 2;
+      {
+        std::unique_lock lock(rt.open_mutex);
+        rt.open_cv.wait(lock, [&rt, needed] { return rt.closing.load() || rt.devices_wanted.load() >= needed; });
+      }
+      const cl_ulong t = now_ns();
       if (!rt.closing && open_slot(s) == CL_SUCCESS) rt.slot_opened[s].store(true, std::memory_order_release);
       else ok = false;
+      if (rt.controls.log >= 2) {
+        std::string names;
+        for (unsigned d = 0; d < rt.devices.size(); ++d)
+          if (rt.devices[d].slot == s) names += (names.empty() ? "dev" : ", dev") + std::to_string(d);
+        log_line(2, names + (rt.slot_opened[s] ? " opened in " : " not opened after ") +
+                        std::to_string((now_ns() - t) / 1000000) + " ms, " +
+                        std::to_string((now_ns() - t1) / 1000000) + " ms after the app's context");
+      }
     }
     // A slot that did not open leaves its devices out of every launch.
     if (ok)
@@ -311,13 +356,29 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
     };
     return has_gpu(a) && !has_gpu(b);
   });
+  // Schedulers with fixed devices want every device at once.
+  if (!scheduler->plans_by_readiness() || controls.open_devices == "start") devices_wanted = 2;
+  else if (controls.open_devices != "demand")
+    fprintf(stderr, "libsplit: LIBSPLIT_OPEN_DEVICES='%s' is not demand or start; using demand\n",
+            controls.open_devices.c_str());
   open_in_background(*this, later, open_slot);
   return CL_SUCCESS;
 }
 
 bool Runtime::device_open(unsigned d) const { return device_slot_open(devices[d].slot); }
 
+void Runtime::want_devices(unsigned level) {
+  if (devices_wanted.load(std::memory_order_relaxed) >= level) return;
+  {
+    std::lock_guard lock(open_mutex);
+    if (devices_wanted >= level) return;
+    devices_wanted = level;
+  }
+  open_cv.notify_all();
+}
+
 void Runtime::wait_open() {
+  want_devices(2);  // a caller that waits needs them (else they might never open)
   std::unique_lock lock(open_mutex);
   open_cv.wait(lock, [this] { return others_open.load(); });
 }

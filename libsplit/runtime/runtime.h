@@ -62,8 +62,9 @@ struct Runtime {
   // others (the GPUs the app's context leaves out, other platforms) open on
   // a thread of their own, so that the app never waits for their drivers
   // (a context on another H100 costs ~0.1-0.3 s): until then launches run
-  // without them (device_open). A platform's GPUs outside the app's context
-  // get a slot of their own for that (split_app_slot).
+  // without them (device_open). Each of a platform's GPUs outside the app's
+  // context gets a slot of its own for that (split_app_slot), so that each
+  // joins as soon as it is open (Scheduler::set_ready).
   std::vector<cl_context> contexts;
   // Whose platform allocates the pinned staging memory (pinned_staging.h); -1: none.
   int pinning_device = -1;
@@ -97,6 +98,18 @@ struct Runtime {
   // At the app's end: stops the background opening (what is being opened
   // is finished first) and waits for it.
   void stop_opening();
+  // Which devices outside the app's context may open (they cost the app:
+  // on 4 H100 each opening slows the app's own driver calls while it runs,
+  // 130-200 ms, and adds ~200 ms to the process's exit): 0 none yet, 1 the
+  // first (a launch reached the scheduler's plan), 2 all (a split over the
+  // devices open so far won: Scheduler::wants_more_devices).
+  std::atomic<unsigned> devices_wanted{0};
+  void want_devices(unsigned level);
+  // The devices the scheduler was told it may use (Scheduler::set_ready,
+  // launch.cpp): each once open (a GPU: once the launch's program is built
+  // there too); all_ready_told once every slot's opening has ended.
+  std::vector<bool> ready_told;  // under exec_mutex
+  std::atomic<bool> all_ready_told{false};
   // The internal context of `slot`, waiting for it to open if need be.
   cl_context context(unsigned slot);
   // By slot: its context and queues are open (those holding a device of the

@@ -41,7 +41,7 @@ std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
     // first rows of a Mandelbrot image are 100x cheaper than the middle
     // ones; a probe there made a 2x slower device look faster, and whole
     // launches flipped between the devices at every launch).
-    if (d == state.home || device.whole_seconds <= 0 || device.excluded) continue;
+    if (d == state.home || device.whole_seconds <= 0 || device.excluded || device.unready) continue;
     // A device identical to home only looks faster by noise, and moving the
     // whole launch there moves all its data (a stencil and its copy kernel
     // then chose different twins and sent 16 MB each way at every launch).
@@ -58,7 +58,7 @@ std::vector<uint64_t> NoRegretScheduler::split_caps(const KeyState& state, uint6
   std::vector<uint64_t> cap(n, 0);
   for (unsigned d = 0; d < n; ++d) {
     const DeviceState& device = state.devices[d];
-    if (!device.kernel.known() || device.probing || device.excluded) continue;
+    if (!device.kernel.known() || device.probing || device.excluded || device.unready) continue;
     // A helper joins a split only once it was measured twice at about the
     // same size (one number is no evidence of its noise; work that moves
     // with the data shows as jumps there). A warm start's stored slice,

@@ -113,7 +113,7 @@ std::vector<Chunk> NoRegretScheduler::plan_probes(KeyState& state, uint64_t numg
   for (const DeviceState& device : state.devices) any_probing = any_probing || device.probing;
   for (unsigned d = 0; d < n; ++d) {
     DeviceState& device = state.devices[d];
-    if (groups[d] > 0 || device.probing || device.excluded || launch < device.next_probe_at)
+    if (groups[d] > 0 || device.probing || device.excluded || device.unready || launch < device.next_probe_at)
       continue;
     const uint64_t size = probe_within_budget(state, d, numgroups, launch, allowed, any_probing, budget_spent);
     if (size == 0) continue;

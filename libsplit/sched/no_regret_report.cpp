@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "rounding.h"
 
@@ -85,6 +86,14 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     t.transfer[d] += timing.transfer_seconds;
     t.busy[d] += timing.seconds + timing.transfer_seconds;
   }
+  if (state.regrown && stale_after_growth(state, t)) {
+    // Planned before a device joined: its samples count, not its verdict
+    // (it would rebalance the split it grew from).
+    uint64_t groups = 0;
+    for (uint64_t g : t.groups) groups += g;
+    track_load_steps(state, t, groups);
+    return;
+  }
   charge_first_staging(state, t);
   uint64_t numgroups = 0;
   unsigned used = 0, only = 0;
@@ -111,8 +120,28 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   // kernel whose groups run in one wave looks like.
   const double whole_before = best_whole(state, numgroups).second;
   const double band = track_load_steps(state, t, numgroups);
-  if (split_lost(key, state, makespan, whole_before, band, numgroups)) return;
+  const bool grown = std::exchange(state.regrown, false);
+  std::vector<uint64_t> fallback = std::move(state.fallback_groups);
+  state.fallback_groups.clear();
+  if (split_lost(key, state, makespan, whole_before, band, numgroups)) {
+    if (grown && !fallback.empty()) {
+      // The split it grew from had won: back to it, not to whole.
+      state.solver.reset();
+      state.active.clear();
+      state.guard.restart();
+      finish_split_plan(state, std::move(fallback), numgroups);
+    }
+    return;
+  }
   state.split_failures = 0;
+  if (!wants_more_.load(std::memory_order_relaxed)) {
+    bool all_ready_used = true;
+    for (unsigned d = 0; d < n; ++d) {
+      const DeviceState& device = state.devices[d];
+      all_ready_used = all_ready_used && (t.groups[d] > 0 || device.excluded || device.unready);
+    }
+    if (all_ready_used) wants_more_ = true;
+  }
   rebalance(state, t, numgroups, makespan, band);
   if (warm_start_) maybe_save(key, state, (makespan - fastest) / makespan);
 }
@@ -135,7 +164,9 @@ void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
   double first_staging = 0, makespan_after = 0;
   for (unsigned d = 0; d < n; ++d) {
     if (t.groups[d] == 0) continue;
-    if (state.devices[d].split_launches++ == 0) staging[d] = t.transfer[d];
+    // The first split launch after a device joined moves data between all
+    // of them (the shares changed): one-off too.
+    if (state.devices[d].split_launches++ == 0 || state.regrown) staging[d] = t.transfer[d];
     first_staging = std::max(first_staging, staging[d]);
     makespan_after = std::max(makespan_after, t.busy[d] - staging[d]);
   }
@@ -150,6 +181,17 @@ void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
     for (unsigned d = 0; d < n; ++d) t.busy[d] -= staging[d], t.transfer[d] -= staging[d];
     state.spent += first_staging;
   }
+}
+
+bool NoRegretScheduler::stale_after_growth(const KeyState& state, const LaunchTimes& t) const {
+  unsigned used = 0;
+  bool differs = false;
+  for (unsigned d = 0; d < t.groups.size(); ++d) {
+    const bool planned = d < state.next_groups.size() && state.next_groups[d] > 0;
+    used += t.groups[d] > 0;
+    differs = differs || (t.groups[d] > 0) != planned;
+  }
+  return used > 1 && differs;
 }
 
 void NoRegretScheduler::report_whole(const LaunchKey& key, KeyState& state, unsigned device_index,

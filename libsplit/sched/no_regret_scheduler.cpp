@@ -100,6 +100,38 @@ NoRegretScheduler::KeyState& NoRegretScheduler::state_for(const LaunchKey& key,
   return state;
 }
 
+void NoRegretScheduler::set_ready(const std::vector<bool>& ready) {
+  std::lock_guard lock(mutex_);
+  if (ready == ready_) return;
+  ready_ = ready;
+  ++ready_generation_;
+}
+
+void NoRegretScheduler::sync_ready(KeyState& state) {
+  state.ready_generation = ready_generation_;
+  bool joined = false, lost = false;
+  for (unsigned d = 0; d < state.devices.size(); ++d) {
+    DeviceState& device = state.devices[d];
+    const bool unready = d != state.home && d < ready_.size() && !ready_[d];
+    joined = joined || (device.unready && !unready && device.twin);
+    lost = lost || (unready && state.split && d < state.next_groups.size() && state.next_groups[d] > 0);
+    device.unready = unready;
+  }
+  // A split waiting for a device, or one a newly ready twin may join:
+  // planned again (the even split over the ready twins first). A twin split
+  // that lost stays given up: more twins would not win it back.
+  state.regrown = joined && state.split && !lost;
+  state.fallback_groups = state.regrown ? state.next_groups : std::vector<uint64_t>{};
+  if (lost || (joined && state.split)) {
+    state.split = false;
+    state.twins_tried = false;
+    state.whole_device = state.home;
+    state.solver.reset();
+    state.active.clear();
+    state.guard.restart();
+  }
+}
+
 void NoRegretScheduler::finish_split_plan(KeyState& state, std::vector<uint64_t> groups,
                                           uint64_t numgroups) {
   unsigned used = 0, last = state.home;
@@ -118,6 +150,7 @@ void NoRegretScheduler::finish_split_plan(KeyState& state, std::vector<uint64_t>
 std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64_t numgroups) {
   std::lock_guard lock(mutex_);
   KeyState& state = state_for(key, numgroups);
+  if (state.ready_generation != ready_generation_) sync_ready(state);
   const unsigned n = unsigned(devices_.size());
   const long launch = state.launches++;
   state.numgroups = numgroups;
@@ -157,7 +190,7 @@ void NoRegretScheduler::choose_mode(KeyState& state, uint64_t numgroups, long la
   std::vector<double> twin_shares(n, 0.0);
   unsigned twins = 0;
   for (unsigned d = 0; d < n; ++d)
-    if (d == state.home || state.devices[d].twin) twin_shares[d] = 1, ++twins;
+    if (d == state.home || (state.devices[d].twin && !state.devices[d].unready)) twin_shares[d] = 1, ++twins;
   if (!state.split && !home.kernel.known()) {
     // First launch: home alone, measured: what any split must beat, and
     // what tells the runtime whether a split's data movement pays back.

@@ -15,6 +15,7 @@
 // README.md lists the constants.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -85,6 +86,9 @@ class NoRegretScheduler final : public Scheduler {
   void report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) override;
   void report_probe(const LaunchKey& key, const ChunkTiming& timing) override;
   void split_declined(const LaunchKey& key) override;
+  void set_ready(const std::vector<bool>& ready) override;
+  bool plans_by_readiness() const override { return true; }
+  bool wants_more_devices() const override { return wants_more_.load(std::memory_order_relaxed); }
   // False where every device runs on the host's cores (they count as one).
   bool may_use_several_devices() const override;
 
@@ -140,6 +144,9 @@ class NoRegretScheduler final : public Scheduler {
   // A device's first split launch: staging it keeps, charged to exploration
   // when the split's gain pays it back soon (taken out of `t`).
   void charge_first_staging(KeyState& state, LaunchTimes& t);
+  // A split report of devices other than those of the split planned after
+  // a device joined (a launch planned before).
+  bool stale_after_growth(const KeyState& state, const LaunchTimes& t) const;
   void report_whole(const LaunchKey& key, KeyState& state, unsigned device_index, uint64_t numgroups,
                     double kernel_seconds);
   // Adds the split's samples to the devices' fits, telling load steps
@@ -152,6 +159,10 @@ class NoRegretScheduler final : public Scheduler {
   // The next split: the solver's step behind the cliff guard, capped.
   void rebalance(KeyState& state, const LaunchTimes& t, uint64_t numgroups, double makespan, double band);
   void finish_split_plan(KeyState& state, std::vector<uint64_t> groups, uint64_t numgroups);
+  // Brings the key's view of the ready devices up to date (set_ready): a
+  // split that uses a device not ready, or that a newly ready twin could
+  // join, is planned again.
+  void sync_ready(KeyState& state);
   void block_split(KeyState& state);
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
 
@@ -160,6 +171,9 @@ class NoRegretScheduler final : public Scheduler {
   bool shared_cores_;  // SchedulerOptions::host_devices_share_cores
   std::optional<WarmStartStore> warm_start_;
   std::mutex mutex_;
+  std::vector<bool> ready_;  // set_ready; empty: every device
+  std::atomic<bool> wants_more_{false};
+  unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per
   // launch on this path.
   struct KeyLess {

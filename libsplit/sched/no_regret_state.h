@@ -32,6 +32,7 @@ struct NoRegretScheduler::DeviceState {
   bool staging_seen = false;     // a probe reported its staging (maybe 0)
   bool twin = false;          // identical to home
   bool excluded = false;      // shares home's cores, or another helper's (host_helper)
+  bool unready = false;       // not ready yet (Scheduler::set_ready): in no plan
   long split_launches = 0;    // split launches it took part in (this key)
   // Measured whole-launch seconds (smoothed; 0 = none, or stale after a
   // jump of the device's times): what a split competes against.
@@ -59,6 +60,13 @@ struct NoRegretScheduler::KeyState {
   unsigned split_failures = 0;
   bool trusted_split = false;  // twins or a verified warm start
   bool twins_tried = false;    // the even split with twins was planned
+  unsigned ready_generation = 0;  // of NoRegretScheduler::ready_ last synced
+  // A device joined a running split (sync_ready): the split was planned
+  // again over more devices; until its first report, reports of launches
+  // planned before are not judged, and if the grown split loses it goes
+  // back to the split it grew from (fallback_groups), not to whole.
+  bool regrown = false;
+  std::vector<uint64_t> fallback_groups;
   CliffGuard guard{no_regret_cliff_guard_policy()};
   // Warm start.
   std::optional<StoredDecision> saved;

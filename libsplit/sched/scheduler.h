@@ -127,6 +127,19 @@ class Scheduler {
   // The runtime ran the launch whole on home instead of the planned split:
   // its data movement would cost more than staging_allowance().
   virtual void split_declined(const LaunchKey& /*key*/) {}
+  // Which devices launches may use now (ready[d]; every device until told
+  // otherwise): a device still opening in the background is left out of new
+  // splits, which use those that are open instead of waiting for all, and
+  // are planned again as devices join. Schedulers that plan over every
+  // device regardless (the forced ones) ignore it: the runtime then runs a
+  // launch whole until its split's devices are ready.
+  virtual void set_ready(const std::vector<bool>& /*ready*/) {}
+  // Whether set_ready changes its plans (else the runtime need not work
+  // out which devices are ready).
+  virtual bool plans_by_readiness() const { return false; }
+  // True once a split over every device ready so far won against whole:
+  // more devices are worth opening.
+  virtual bool wants_more_devices() const { return true; }
   // False when no launch can ever use more than the app's own device, with
   // whichever device the app picks: the runtime then forwards every call
   // (no libsplit object, no preparation, native speed).

@@ -132,13 +132,18 @@ TEST_F(TwoPlatforms, OtherPlatformBuildsTheProgramOnlyWhenAProbeCanPayForIt) {
   EXPECT_NE(quiet.err.find("platform slot 0 built in"), std::string::npos) << quiet.err;
   EXPECT_EQ(quiet.err.find("platform slot 1"), std::string::npos) << quiet.err;
 
-  // Cold, default budget: probes are wanted but skipped, nothing is built.
+  // Cold, default budget: the other platform's device opens only once a
+  // launch could use it (the partition-ready program is ready); a probe
+  // there is skipped, nothing is built.
   env.erase("LIBSPLIT_EXPLORE_BUDGET");
   env["LIBSPLIT_CACHE_DIR"] = temp_dir() + "/lazy_probe";
   auto cold = run_child({RT_APP, "iterative"}, env);
   ASSERT_EQ(cold.exit_code, 0) << cold.err;
   EXPECT_EQ(native.out, cold.out) << cold.err;
-  EXPECT_NE(cold.err.find("not run: the program is not built there yet"), std::string::npos) << cold.err;
+  const size_t ready_at = cold.err.find("partition-ready program ready");
+  ASSERT_NE(ready_at, std::string::npos) << cold.err;
+  const size_t opened_at = cold.err.find("dev1 opened in");
+  EXPECT_TRUE(opened_at == std::string::npos || opened_at > ready_at) << cold.err;
   EXPECT_EQ(cold.err.find("platform slot 1"), std::string::npos) << cold.err;
 
   // A split run caches the program's binaries on both platforms; the next
@@ -192,6 +197,22 @@ TEST_F(TwoPlatforms, ASplitBuildsOnlyForThePlatformsItUses) {
   EXPECT_EQ(r.err.find("| dev0 "), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("platform slot 0 is wanted"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("platform slot 0 built"), std::string::npos) << r.err;
+}
+
+// A run none of whose launches could be split (here: the preparation never
+// starts) opens no device outside the app's context: on 4 H100 each one
+// opened slowed the app's own driver calls and added ~200 ms to its exit.
+TEST_F(TwoPlatforms, DevicesOutsideTheAppsContextOpenOnlyForALaunchThatCouldUseThem) {
+  auto native = run_child({RT_APP, "iterative"}, native_env());
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  Env env = shim_env("never-open");
+  env["LIBSPLIT_PREPARE_AFTER_MS"] = "100000";
+  auto r = run_child({RT_APP, "iterative"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(native.out, r.out) << r.err;
+  EXPECT_NE(r.err.find("partition-ready program in preparation"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("dev1 opened"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not opened (the app ended first)"), std::string::npos) << r.err;
 }
 
 // The devices outside the app's context (here Oclgrind's, for an app on

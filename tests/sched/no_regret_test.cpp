@@ -347,6 +347,78 @@ TEST(NoRegret, OneWaveKernelOnFourTwinsAndACpuStaysWhole) {
   EXPECT_LE(std::count(split_at.begin(), split_at.end(), true), 2) << "launches split out of 30";
 }
 
+// 4 twins of which only home is open at first (the others open in the
+// background, one after the other, as on 4 H100): launches split over the
+// devices already open, never plan a device that is not, and take each
+// device in as it opens, up to the even split over all four.
+TEST(NoRegret, SplitsUseTheDevicesOpenSoFarAndTakeInEachAsItOpens) {
+  std::vector<DeviceInfo> devices(4, DeviceInfo{"gpu", true, 132, 1980});
+  const uint64_t groups = 256;
+  const double whole = 21e-3;  // matmul on one H100: the split pays
+  std::vector<unsigned> used_at;  // devices of each launch
+  std::vector<bool> ready(4, false);
+  ready[0] = true;
+  run_twins(groups, 16, [&](Scheduler& s, TwinLaunch& l) {
+    std::vector<ChunkTiming> timings;
+    unsigned used = 0;
+    for (const Chunk& ch : l.chunks) {
+      EXPECT_TRUE(ready[ch.device]) << "launch " << l.index << " planned device " << ch.device << " not open";
+      timings.push_back({ch, whole * double(ch.group_count) / double(groups), 1e-6});
+      ++used;
+    }
+    used_at.push_back(used);
+    // Device d opens after launch 2 d: the next plan may use it.
+    for (unsigned d = 1; d < 4; ++d) ready[d] = ready[d] || l.index >= int(2 * d);
+    s.set_ready(ready);
+    return timings;
+  }, 0, devices);
+  ASSERT_EQ(used_at.size(), 16u);
+  EXPECT_EQ(used_at[0], 1u) << "the first launch is whole on home";
+  EXPECT_EQ(used_at[3], 2u) << "split with the first device that opened";
+  EXPECT_EQ(used_at[5], 3u);
+  EXPECT_EQ(used_at[7], 4u);
+  EXPECT_EQ(used_at[15], 4u) << "stays on all four";
+}
+
+// A device that joins a running split (4 twins, home and dev1 open, dev2
+// opening during the run): the split grows over it even though its first
+// launch moves data between all of them (the shares change: one-off, as on
+// 4 H100 where gemm's first 3-way split staged 44 MB and went back to whole
+// for the rest of the run); where the grown split loses (dev2's slices are
+// slow), it goes back to the split it grew from, not to whole.
+TEST(NoRegret, ASplitGrowsOverAJoiningDeviceAndFallsBackToItsOldSplitIfThatLoses) {
+  std::vector<DeviceInfo> devices(4, DeviceInfo{"gpu", true, 132, 1980});
+  const uint64_t groups = 128;
+  const double whole = 3.15e-3;  // gemm on one H100
+  for (bool dev2_slow : {false, true}) {
+    SCOPED_TRACE(dev2_slow ? "dev2 slow" : "dev2 as fast");
+    std::vector<bool> ready{true, true, false, false};
+    std::vector<unsigned> used_at;
+    bool grown_once = false;
+    run_twins(groups, 30, [&](Scheduler& s, TwinLaunch& l) {
+      std::vector<ChunkTiming> timings;
+      const bool grown = l.chunks.size() == 3;
+      for (const Chunk& ch : l.chunks) {
+        double kernel = whole * double(ch.group_count) / double(groups);
+        if (dev2_slow && ch.device == 2) kernel = 2 * whole;
+        const double staging = grown && !grown_once ? 10e-3 : 1e-6;
+        timings.push_back({ch, kernel, staging});
+      }
+      grown_once = grown_once || grown;
+      used_at.push_back(unsigned(l.chunks.size()));
+      ready[2] = ready[2] || l.index >= 8;
+      s.set_ready(ready);
+      return timings;
+    }, 0, devices);
+    EXPECT_EQ(used_at[5], 2u) << "split over the two open devices";
+    EXPECT_TRUE(grown_once) << "the split grew over dev2";
+    // Grown at launch 9 (dev2 ready after launch 8); from then on 3 devices,
+    // or back to the 2 it grew from.
+    ASSERT_EQ(used_at[9], 3u);
+    EXPECT_EQ(std::count(used_at.begin() + 10, used_at.end(), dev2_slow ? 2u : 3u), 20);
+  }
+}
+
 // A split the runtime declined (its data movement would not pay back) is
 // blocked like a lost one, and twins are offered again afterwards with a
 // larger allowance (the key has run more launches).
