@@ -46,15 +46,18 @@ void adopt(cl_program p, PreparedProgram&& r) {
 Built build_originals(cl_program p, unsigned generation, const std::string& source,
                       const std::string& options, std::vector<cl_program>& ready, cl_ulong t0) {
   Built originals = build_per_slot(p, &source, options, nullptr, [&](unsigned slot, cl_program prog) {
+    bool taken = false;
     {
       std::lock_guard lock(p->prep_mutex);
-      if (generation != p->prep_generation) return;
-      // A refused retain is not handled here (docs/fault-injection.md:
-      // the first launches would wait for this original forever).
-      real().clRetainProgram(prog);
+      if (generation != p->prep_generation || p->originals[slot]) return false;
+      // The first launches wait for this original: where the driver refuses
+      // a second reference, the build's own one passes to them (the rest of
+      // the preparation builds that slot again).
+      taken = real().clRetainProgram(prog) != CL_SUCCESS;
       p->originals[slot] = prog;
     }
     p->prep_cv.notify_all();
+    return taken;
   }, &ready, /*app_slots_only=*/true);
   release_all(ready);
   log_line(2, "preparation: original source built in " + ms_since(t0));
@@ -183,8 +186,10 @@ std::vector<cl_program> app_builds_as_originals(cl_program p) {
   std::lock_guard lock(p->prep_mutex);
   for (unsigned s = 0; s < ready.size(); ++s)
     if (ready[s]) {
-      real().clRetainProgram(ready[s]);  // refused: as in build_originals
       p->originals[s] = ready[s];
+      // Refused: the job's reference passes to the first launches, and the
+      // job builds that slot's original itself.
+      if (real().clRetainProgram(ready[s]) != CL_SUCCESS) ready[s] = nullptr;
     }
   return ready;
 }

@@ -147,7 +147,7 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
 }
 
 Built build_per_slot(cl_program p, const std::string* source, const std::string& options,
-                     const Binaries* binaries, const std::function<void(unsigned, cl_program)>& built,
+                     const Binaries* binaries, const std::function<bool(unsigned, cl_program)>& built,
                      const std::vector<cl_program>* ready, bool app_slots_only) {
   Runtime& rt = runtime();
   Built out;
@@ -170,7 +170,7 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
       out.all = false;
       continue;
     }
-    if (built) built(s, out.programs[s]);
+    if (built && built(s, out.programs[s])) out.programs[s] = nullptr;
   }
   return out;
 }

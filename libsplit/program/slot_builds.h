@@ -33,11 +33,12 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
 
 // build_slot on every platform slot (only the slots of the app's context
 // with `app_slots_only`); `built(slot, program)` hears of each slot as soon
-// as it is ready. Slots where `ready` holds a program take it as built (one
-// more reference).
+// as it is ready, and returns true where it took the build's reference over
+// (that slot is then null in the result). Slots where `ready` holds a
+// program take it as built (one more reference).
 Built build_per_slot(cl_program p, const std::string* source, const std::string& options,
                      const Binaries* binaries = nullptr,
-                     const std::function<void(unsigned, cl_program)>& built = nullptr,
+                     const std::function<bool(unsigned, cl_program)>& built = nullptr,
                      const std::vector<cl_program>* ready = nullptr, bool app_slots_only = false);
 
 // A linked program whose units are known: each unit compiled and all of them

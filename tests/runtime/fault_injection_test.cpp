@@ -84,13 +84,6 @@ std::map<std::string, unsigned long> real_call_counts(const std::string& err) {
 // Entry points returning nothing: their failure cannot be injected.
 bool can_fail(const std::string& name) { return name != "clSVMFree"; }
 
-// Failures libsplit does not survive yet (docs/fault-injection.md, left to
-// do): not run, reported as "known crash". The default mode's only
-// clRetainProgram is the background preparation's hold on an original build
-// (program_prep.cpp); refused, that hold would be released once too often,
-// and skipping it leaves the first launches waiting for the original.
-bool known_crash(bool forced, const std::string& name) { return !forced && name == "clRetainProgram"; }
-
 struct Outcome {
   std::string cls;
   bool bad = false;
@@ -138,12 +131,6 @@ TEST_P(Faults, EveryDriverFailureEndsCleanly) {
   const std::string mode = c.forced ? "forced" : "default";
   for (const auto& [name, calls] : counts) {
     if (!can_fail(name)) continue;
-    if (known_crash(c.forced, name)) {
-      const std::string row = c.scenario + " " + mode + " " + name + " 1/" + std::to_string(calls) + " known crash";
-      printf("%s\n", row.c_str());
-      if (table.is_open()) table << row << "\n";
-      continue;
-    }
     std::vector<unsigned long> failing = {1};
     if (calls > 1) failing.push_back(calls);
     for (unsigned long call : failing) {
