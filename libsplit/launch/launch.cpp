@@ -235,15 +235,15 @@ void tell_scheduler_ready(Runtime& rt, cl_kernel k) {
   const bool opening_ended = rt.others_open.load();  // read first: no slot opens after
   const unsigned n = unsigned(rt.devices.size());
   std::vector<bool>& ready = rt.ready_told;
-  const std::vector<bool> before = ready;
+  bool changed = ready.size() != n;
   ready.resize(n, false);
   bool all = true;
   for (unsigned d = 0; d < n; ++d) {
-    if (!ready[d] && rt.device_open(d))
-      ready[d] = !rt.devices[d].is_gpu || devices_ready(k, {d});
+    if (!ready[d] && rt.device_open(d) && (!rt.devices[d].is_gpu || devices_ready(k, {d})))
+      ready[d] = changed = true;
     all = all && ready[d];
   }
-  if (ready != before) rt.scheduler->set_ready(ready);
+  if (changed) rt.scheduler->set_ready(ready);
   if (rt.scheduler->wants_more_devices()) rt.want_devices(2);
   if (opening_ended && all) rt.all_ready_told = true;
 }
