@@ -558,13 +558,16 @@ TEST(Preload, HiddenLoadIsFollowedWithinThreeLaunches) {
   };
   // The device to slow down is the one the quiet run gave most work before
   // the step; on a loaded machine the loaded run may settle differently
-  // (whole on the other device): then the premise does not hold and both
-  // runs are repeated (at most 3 times).
+  // (whole on the other device): then the premise does not hold. A busy
+  // machine (another build beside the suite) also stretches single launches
+  // at random: a run that misses the bound is repeated, at most 3 times in
+  // all; a scheduler that does not follow the load fails every time.
   std::map<uint64_t, std::map<unsigned, double>> loaded;
-  std::string loaded_log;
-  unsigned busiest = 0;
+  std::string loaded_log, which;
+  unsigned busiest = 0, exceeding = 0;
   double before = 0;
-  for (int attempt = 0; attempt < 3 && before <= 0.3; ++attempt) {
+  bool followed = false;
+  for (int attempt = 0; attempt < 3 && !followed; ++attempt) {
     auto [quiet, quiet_log] = run("quiet", "");
     ASSERT_EQ(quiet.size(), kLaunches) << quiet_log;
     busiest = 0;
@@ -573,19 +576,21 @@ TEST(Preload, HiddenLoadIsFollowedWithinThreeLaunches) {
     std::tie(loaded, loaded_log) = run("loaded", std::to_string(busiest) + "@" + std::to_string(kStep) + "*4");
     ASSERT_EQ(loaded.size(), kLaunches) << loaded_log;
     before = loaded[kStep - 1][busiest];
+    if (before <= 0.3) continue;
+    // By the third launch after the step the share has moved, and it stays
+    // moved: at most two later launches (a noisy measurement on a loaded
+    // machine can send one launch back) may exceed the bound.
+    exceeding = 0;
+    which.clear();
+    for (uint64_t launch = kStep + 3; launch <= kLaunches; ++launch)
+      if (loaded[launch][busiest] > 0.75 * before) {
+        ++exceeding;
+        which += " " + std::to_string(launch) + ":" + std::to_string(loaded[launch][busiest]);
+      }
+    followed = loaded[kStep + 3][busiest] <= 0.75 * before && exceeding <= 2;
   }
   ASSERT_GT(before, 0.3) << "device " << busiest << " took little work before the step\n" << loaded_log;
-  // By the third launch after the step the share has moved, and it stays
-  // moved: at most two later launches (a noisy measurement on a loaded
-  // machine can send one launch back) may exceed the bound.
   EXPECT_LE(loaded[kStep + 3][busiest], 0.75 * before) << loaded_log;
-  unsigned exceeding = 0;
-  std::string which;
-  for (uint64_t launch = kStep + 3; launch <= kLaunches; ++launch)
-    if (loaded[launch][busiest] > 0.75 * before) {
-      ++exceeding;
-      which += " " + std::to_string(launch) + ":" + std::to_string(loaded[launch][busiest]);
-    }
   EXPECT_LE(exceeding, 2u) << "device " << busiest << " (share " << before
                            << " before it slowed down) still took more than 3/4 of that at launches"
                            << which << "\n" << loaded_log;
