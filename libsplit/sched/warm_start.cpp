@@ -1,5 +1,7 @@
 #include "warm_start.h"
 
+#include "libsplit/cache_dir.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,17 +68,7 @@ std::string WarmStartStore::directory_from_environment() {
   if (const char* enabled = std::getenv("LIBSPLIT_WARMSTART");
       enabled && std::string_view(enabled) == "0")
     return "";
-  std::string base;
-  if (const char* dir = std::getenv("LIBSPLIT_CACHE_DIR"); dir && *dir) {
-    base = dir;
-  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
-    base = std::string(xdg) + "/libsplit";
-  } else if (const char* home = std::getenv("HOME"); home && *home) {
-    base = std::string(home) + "/.cache/libsplit";
-  } else {
-    return "";
-  }
-  return base + "/sched";
+  return cache_dir() + "/sched";  // the one rule of libsplit's caches
 }
 
 std::string WarmStartStore::path_for(const LaunchKey& key) const {

@@ -2,8 +2,8 @@
 // stored in the cache directory and reused by the next run, so that its
 // first launch is already balanced.
 //
-// Directory: $LIBSPLIT_CACHE_DIR, else $XDG_CACHE_HOME/libsplit, else
-// ~/.cache/libsplit (subfolder "sched"); created 0700, files 0600, written
+// Directory: the subfolder "sched" of libsplit's cache directory
+// (libsplit/cache_dir.h, the rule every cache follows); created 0700, files 0600, written
 // to a temporary file then renamed (atomic). LIBSPLIT_WARMSTART=0 disables.
 // A corrupt or mismatching file is ignored.
 #pragma once
