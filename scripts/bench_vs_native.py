@@ -16,6 +16,7 @@ CSV of every run, to --out.
 import argparse
 import csv
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -53,6 +54,21 @@ def run_once(exe, args, env, timeout, log_path=None):
     if time_ms is None and status == "PASS":
         status = "no time_ms"
     return time_ms, wall, status
+
+
+def parse_extra_env(text):
+    """KEY=VALUE pairs separated by commas; a comma not followed by KEY= belongs
+    to the value (LIBSPLIT_DEVICES=1:0,0:0 is one variable: split at every comma
+    it named the H100 alone, and the shim forwarded every call)."""
+    env = {}
+    for item in re.split(r",(?=[A-Za-z_][A-Za-z0-9_]*=)", text):
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            sys.exit(f"bench_vs_native: --extra-env: '{item}' is not KEY=VALUE")
+        env[key] = value
+    return env
 
 
 def split_summary(exe, args, env, timeout):
@@ -101,7 +117,9 @@ def main():
     ap.add_argument("--check", action="store_true", help="keep the apps' CPU reference check")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--extra-env", default="", help="KEY=VALUE,... added to the shim runs only")
+    ap.add_argument("--extra-env", default="",
+                    help="KEY=VALUE,... added to the shim runs only (a value may hold commas: "
+                         "LIBSPLIT_DEVICES=1:0,0:0,LIBSPLIT_LOG=1)")
     ap.add_argument("--logs", action="store_true",
                     help="shim runs with LIBSPLIT_LOG=1, their output kept in OUT/logs/ "
                          "(to explain an outlier; the log lines cost a little host time)")
@@ -113,9 +131,7 @@ def main():
     shim_env = {"LD_PRELOAD": str(a.shim.resolve()), "LIBSPLIT_CACHE_DIR": str(cache)}
     if a.cc:
         shim_env["LIBSPLIT_CC"] = str(a.cc.resolve())
-    for item in filter(None, a.extra_env.split(",")):
-        key, _, value = item.partition("=")
-        shim_env[key] = value
+    shim_env.update(parse_extra_env(a.extra_env))
     logs = a.out / "logs" if a.logs else None
     if logs:
         logs.mkdir(exist_ok=True)
