@@ -128,7 +128,8 @@ def check_kernel(args, launcher, inc, path):
         if shim:
             env.update(SPLIT_ENV, LD_PRELOAD=args.shim, LIBSPLIT_CACHE_DIR=args.cache)
         # Under the shim a run also analyses the kernel and builds it per device.
-        r, out, err, _ = run(cmd, env, args.timeout * (2 if shim else 1), os.path.dirname(path))
+        r, out, err, _ = run(cmd, env, args.split_timeout if shim else args.timeout,
+                             os.path.dirname(path))
         outs[name] = out
         with open(path + "." + name + ".out", "wb") as f:
             f.write(out)
@@ -164,7 +165,10 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="first seed of each mode")
     ap.add_argument("--max-threads", type=int, default=4096, help="largest NDRange kept (work-items)")
     ap.add_argument("--timeout", type=float, default=30,
-                    help="seconds per native run (twice that under the shim)")
+                    help="seconds per native run")
+    ap.add_argument("--split-timeout", type=float,
+                    help="seconds per run under the shim (default twice --timeout; its first "
+                         "build of a kernel can take several times native's, docs/clsmith.md)")
     ap.add_argument("--disable-opts", action="store_true",
                     help="build kernels with -cl-opt-disable (PoCL compiles them ~2.5x faster)")
     ap.add_argument("--jobs", type=int, default=2, help="kernels checked at once")
@@ -189,6 +193,7 @@ def main():
         print(f"clsmith: shim {args.shim} not found (bash scripts/build.sh)")
         return 2
     args.shim = os.path.abspath(args.shim)
+    args.split_timeout = args.split_timeout or 2 * args.timeout
     work = args.work or tempfile.mkdtemp(prefix="libsplit-clsmith-")
     os.makedirs(work, exist_ok=True)
     args.cache = os.path.join(work, "libsplit-cache")
