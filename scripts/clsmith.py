@@ -95,8 +95,8 @@ def run(cmd, env, timeout, cwd):
     t = time.time()
     try:
         p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "hang", b"", b"", time.time() - t
+    except subprocess.TimeoutExpired as e:
+        return "hang", e.stdout or b"", e.stderr or b"", time.time() - t
     return ("ok" if p.returncode == 0 else "crash"), p.stdout, p.stderr, time.time() - t
 
 
@@ -146,7 +146,7 @@ def check_kernel(args, launcher, inc, path):
         if shim:
             if r == "ok":
                 r = "same" if out == outs["pthread"] else "differs"
-            if b"split over" not in err:
+            if r in ("same", "differs") and b"split over" not in err:
                 notes.append(name + " not split")
             res[name] = r
     res["note"] = ", ".join(notes)
@@ -269,10 +269,12 @@ def main():
     print("| **total** | " + " | ".join(str(total[c]) for c in cols) + " |")
     if not_run:
         print(f"\n{not_run} kernels not run: --minutes {args.minutes} reached")
-    print(f"\n{len(kernels) - not_run} kernels, {time.time() - start:.0f} s; kernels and outputs in {work}")
+    keep = args.work or bad
+    print(f"\n{len(kernels) - not_run} kernels, {time.time() - start:.0f} s"
+          + (f"; kernels and outputs in {work}" if keep else ""))
     for mode, seed, path, verdict in bad:
         print(f"NOT SAME: {mode} seed {seed}: {verdict}: {path}")
-    if not args.work and not bad:
+    if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if bad else 0
 
