@@ -153,6 +153,50 @@ def check_kernel(args, launcher, inc, path):
     return res
 
 
+def generate_corpus(args, gen, modes, work):
+    """[(mode, seed, path)]: --per-mode kernels of each mode from fixed seeds
+    (large NDRanges passed over), round robin over the modes, so that a
+    --minutes cut leaves every mode run."""
+    kernels = []
+    for mode, flags in modes:
+        seed, kept, passed, failed = args.seed, 0, 0, 0
+        while kept < args.per_mode:
+            path = os.path.join(work, f"{mode}-{seed}.cl")
+            try:
+                ok = generate(gen, flags, seed, path, args.max_threads)
+            except (subprocess.SubprocessError, ValueError):
+                ok = False
+                failed += 1
+            if ok:
+                kernels.append((mode, seed, path))
+                kept += 1
+            else:
+                passed += ok is None
+                if os.path.exists(path):
+                    os.remove(path)
+            seed += 1
+        print(f"generated {mode}: {kept} kernels, seeds {args.seed}..{seed - 1} "
+              f"({passed} passed over: NDRange > {args.max_threads}; "
+              f"{failed} the generator failed on)", flush=True)
+    order = {m: i for i, (m, _) in enumerate(modes)}
+    rank = {k: [x for x in kernels if x[0] == k[0]].index(k) for k in kernels}
+    return sorted(kernels, key=lambda k: (rank[k], order[k[0]]))
+
+
+def print_table(table, modes):
+    print()
+    cols = ["kernels", "same", "differs", "crash", "hang", "set_aside", "whole"]
+    print("| mode | kernels | same as native | differs | crash | hang/timeout | set aside "
+          "| of which the shim ran whole |")
+    print("|---|---|---|---|---|---|---|---|")
+    total = {c: 0 for c in cols}
+    for mode, _ in modes:
+        print(f"| {mode} | " + " | ".join(str(table[mode][c]) for c in cols) + " |")
+        for c in cols:
+            total[c] += table[mode][c]
+    print("| **total** | " + " | ".join(str(total[c]) for c in cols) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -201,32 +245,7 @@ def main():
     start = time.time()
     args.deadline = start + 60 * args.minutes if args.minutes else None
 
-    # Generation (fixed seeds, large NDRanges passed over), then the runs.
-    kernels = []  # (mode, seed, path)
-    for mode, flags in modes:
-        seed, kept, passed, failed = args.seed, 0, 0, 0
-        while kept < args.per_mode:
-            path = os.path.join(work, f"{mode}-{seed}.cl")
-            try:
-                ok = generate(gen, flags, seed, path, args.max_threads)
-            except (subprocess.SubprocessError, ValueError) as e:
-                ok = False
-                failed += 1
-            if ok:
-                kernels.append((mode, seed, path))
-                kept += 1
-            else:
-                passed += ok is None
-                os.remove(path) if os.path.exists(path) else None
-            seed += 1
-        print(f"generated {mode}: {kept} kernels, seeds {args.seed}..{seed - 1} "
-              f"({passed} passed over: NDRange > {args.max_threads}; "
-              f"{failed} the generator failed on)", flush=True)
-
-    # Round robin over the modes, so that a --minutes cut leaves every mode run.
-    order = {m: i for i, (m, _) in enumerate(modes)}
-    rank = {k: [x for x in kernels if x[0] == k[0]].index(k) for k in kernels}
-    kernels.sort(key=lambda k: (rank[k], order[k[0]]))
+    kernels = generate_corpus(args, gen, modes, work)
     table = {m: dict(kernels=0, set_aside=0, whole=0, **{o: 0 for o in OUTCOMES}) for m, _ in modes}
     bad = []
     done = not_run = 0
@@ -256,17 +275,7 @@ def main():
             print(f"[{done}/{len(kernels)} {time.time() - start:.0f}s] {mode} seed {seed}: {verdict}",
                   flush=True)
 
-    print()
-    cols = ["kernels", "same", "differs", "crash", "hang", "set_aside", "whole"]
-    print("| mode | kernels | same as native | differs | crash | hang/timeout | set aside "
-          "| of which the shim ran whole |")
-    print("|---|---|---|---|---|---|---|---|")
-    total = {c: 0 for c in cols}
-    for mode, _ in modes:
-        print(f"| {mode} | " + " | ".join(str(table[mode][c]) for c in cols) + " |")
-        for c in cols:
-            total[c] += table[mode][c]
-    print("| **total** | " + " | ".join(str(total[c]) for c in cols) + " |")
+    print_table(table, modes)
     if not_run:
         print(f"\n{not_run} kernels not run: --minutes {args.minutes} reached")
     keep = args.work or bad
