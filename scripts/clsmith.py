@@ -102,8 +102,9 @@ def run(cmd, env, timeout, cwd):
 
 def generate(gen, flags, seed, out, max_threads):
     """Writes the kernel for SEED to OUT; None when its NDRange is too large."""
+    # cwd: CLSmith also writes a platform.info where it runs.
     subprocess.run([gen, "--seed", str(seed), *flags, "--output_file", out],
-                   check=True, capture_output=True, timeout=60)
+                   check=True, capture_output=True, timeout=60, cwd=os.path.dirname(out))
     words = open(out).readline().split()
     size = 1
     for g in words[words.index("-g") + 1].split(","):
