@@ -346,6 +346,10 @@ TEST_P(ShimTest, OutputMatchesNative) {
   TempDir dir("apps-shim");
   ASSERT_FALSE(dir.path().empty());
   AppRun native = run_app(c.app, native_env("pthread"), dir, "native");
+  // PoCL itself, without the shim, once failed clLinkProgram (-17) here
+  // while another case of the same app compiled into its shared kernel
+  // cache (ctest -j2): the reference run gets a second chance.
+  if (native.process.exit_code != 0) native = run_app(c.app, native_env("pthread"), dir, "native");
   ASSERT_EQ(native.process.exit_code, 0) << describe(native);
   std::filesystem::create_directories(dir.path() + "/cache");
   for (int run = 0; run < (c.warm_cache ? 2 : 1); ++run) {
