@@ -126,9 +126,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   if (split_lost(key, state, makespan, whole_before, band, numgroups)) {
     if (grown && !fallback.empty()) {
       // The split it grew from had won: back to it, not to whole.
-      state.solver.reset();
-      state.active.clear();
-      state.guard.restart();
+      restart_balancing(state);
       finish_split_plan(state, std::move(fallback), numgroups);
     }
     return;

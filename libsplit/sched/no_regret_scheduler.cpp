@@ -122,14 +122,18 @@ void NoRegretScheduler::sync_ready(KeyState& state) {
   // that lost stays given up: more twins would not win it back.
   state.regrown = joined && state.split && !lost;
   state.fallback_groups = state.regrown ? state.next_groups : std::vector<uint64_t>{};
-  if (lost || (joined && state.split)) {
+  if (lost || state.regrown) {
     state.split = false;
     state.twins_tried = false;
     state.whole_device = state.home;
-    state.solver.reset();
-    state.active.clear();
-    state.guard.restart();
+    restart_balancing(state);
   }
+}
+
+void NoRegretScheduler::restart_balancing(KeyState& state) {
+  state.solver.reset();
+  state.active.clear();
+  state.guard.restart();
 }
 
 void NoRegretScheduler::finish_split_plan(KeyState& state, std::vector<uint64_t> groups,
@@ -214,9 +218,7 @@ void NoRegretScheduler::choose_mode(KeyState& state, uint64_t numgroups, long la
                                  : std::pair{std::vector<uint64_t>(n, 0), double(INFINITY)};
     unsigned used = unsigned(std::count_if(split.begin(), split.end(), [](uint64_t g) { return g; }));
     if (used > 1 && makespan * (1 + P::kSplitMargin) < whole_seconds) {
-      state.solver.reset();
-      state.active.clear();
-      state.guard.restart();
+      restart_balancing(state);
       finish_split_plan(state, std::move(split), numgroups);
     }
   } else if (!state.split) {

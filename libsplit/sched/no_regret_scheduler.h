@@ -163,6 +163,9 @@ class NoRegretScheduler final : public Scheduler {
   // split that uses a device not ready, or that a newly ready twin could
   // join, is planned again.
   void sync_ready(KeyState& state);
+  // A new split's balancing starts afresh: the solver, its devices, the
+  // cliff guard.
+  void restart_balancing(KeyState& state);
   void block_split(KeyState& state);
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
 

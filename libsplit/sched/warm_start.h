@@ -3,8 +3,8 @@
 // first launch is already balanced.
 //
 // Directory: the subfolder "sched" of libsplit's cache directory
-// (libsplit/cache_dir.h, the rule every cache follows); created 0700, files 0600, written
-// to a temporary file then renamed (atomic). LIBSPLIT_WARMSTART=0 disables.
+// (libsplit/cache_dir.h, the rule every cache follows); created 0700, files
+// 0600, written to a temporary file then renamed (atomic). LIBSPLIT_WARMSTART=0 disables.
 // A corrupt or mismatching file is ignored.
 #pragma once
 
