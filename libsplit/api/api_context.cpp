@@ -1,5 +1,6 @@
 // Contexts, device info answered for the whole device set, extension lookup.
 #include "api.h"
+#include "clock.h"
 #include "objects.h"
 #include "real_api.h"
 #include "runtime.h"
@@ -39,11 +40,11 @@ cl_context wrap_context(cl_context real_ctx, const cl_context_properties* props)
 // properties other than the platform are the app's business: such contexts
 // are not shared.
 cl_context attach_and_wrap(cl_context r, const cl_context_properties* props, bool has_notify,
-                           cl_int* errcode_ret) {
+                           cl_ulong open_ns, cl_int* errcode_ret) {
   bool adoptable = !has_notify;
   for (const cl_context_properties* p = props; p && *p; p += 2)
     adoptable = adoptable && p[0] == CL_CONTEXT_PLATFORM;
-  if (cl_int err = runtime().attach_contexts(r, adoptable)) {
+  if (cl_int err = runtime().attach_contexts(r, adoptable, open_ns)) {
     real().clReleaseContext(r);
     if (errcode_ret) *errcode_ret = err;
     return nullptr;
@@ -107,12 +108,14 @@ cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_
                            void* user_data, cl_int* errcode_ret) {
   // The native context validates the arguments and gives native errors.
   cl_int err = CL_SUCCESS;
+  const cl_ulong t0 = now_ns();
   cl_context r = real().clCreateContext(properties, num_devices, devices, pfn_notify, user_data, &err);
+  const cl_ulong open_ns = now_ns() - t0;
   if (errcode_ret) *errcode_ret = err;
   // A failed creation is no context, whatever pointer came with the error
   // (PoCL can hand back a half-made one that aborts when released).
   if (!r || err != CL_SUCCESS) return nullptr;
-  return attach_and_wrap(r, properties, pfn_notify != nullptr, errcode_ret);
+  return attach_and_wrap(r, properties, pfn_notify != nullptr, open_ns, errcode_ret);
 }
 
 cl_context clCreateContextFromType(const cl_context_properties* properties,
@@ -121,10 +124,12 @@ cl_context clCreateContextFromType(const cl_context_properties* properties,
                                                                  void*),
                                    void* user_data, cl_int* errcode_ret) {
   cl_int err = CL_SUCCESS;
+  const cl_ulong t0 = now_ns();
   cl_context r = real().clCreateContextFromType(properties, device_type, pfn_notify, user_data, &err);
+  const cl_ulong open_ns = now_ns() - t0;
   if (errcode_ret) *errcode_ret = err;
   if (!r || err != CL_SUCCESS) return nullptr;
-  return attach_and_wrap(r, properties, pfn_notify != nullptr, errcode_ret);
+  return attach_and_wrap(r, properties, pfn_notify != nullptr, open_ns, errcode_ret);
 }
 
 cl_int clRetainContext(cl_context c) {

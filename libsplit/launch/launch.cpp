@@ -244,7 +244,7 @@ void tell_scheduler_ready(Runtime& rt, cl_kernel k) {
     all = all && ready[d];
   }
   if (changed) rt.scheduler->set_ready(ready);
-  if (rt.scheduler->wants_more_devices()) rt.want_devices(2);
+  rt.want_devices(rt.scheduler->devices_wanted());
   if (opening_ended && all) rt.all_ready_told = true;
 }
 
@@ -288,7 +288,6 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     return err;
   }
 
-  rt.want_devices(1);
   tell_scheduler_ready(rt, k);
   std::unique_ptr<sched::LaunchPlan> plan = rt.scheduler->plan(L.key, L.total_groups);
   // Probes read the launch's inputs: copy them before the real work runs.

@@ -264,8 +264,9 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
     bool ok = true;
     for (size_t i = 0; i < later.size(); ++i) {
       const unsigned s = later[i];
-      // The first other slot opens once a launch could use it, the rest once
-      // a split over those open has won (Runtime::want_devices).
+      // The first other slot opens once launches have run long enough to pay
+      // for it, the rest once a split over those open has won (or a stored
+      // split says it will): Scheduler::devices_wanted.
       const unsigned needed = i == 0 ? 1 : 2;
       {
         std::unique_lock lock(rt.open_mutex);
@@ -299,7 +300,7 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
 
 }  // namespace
 
-cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
+cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong app_open_ns) {
   std::lock_guard lock(attach_mutex);
   if (attached) return attach_error;
   attached = true;
@@ -341,6 +342,9 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable) {
   if (pinning_device >= 0)
     log_line(2, "moves between devices: staged in pinned memory of " + devices[pinning_device].name);
   log_line(2, "the app's devices opened in " + std::to_string((now_ns() - t0) / 1000) + " us");
+  scheduler->set_opening_cost(double(app_open_ns) * 1e-9);
+  log_line(2, "the app's context took " + std::to_string(app_open_ns / 1000000) +
+                  " ms to open: the cost of opening one more device");
   if (later.empty() || controls.sync_prepare) {
     for (unsigned s : later) {
       if (cl_int err = open_slot(s)) return fail(err);

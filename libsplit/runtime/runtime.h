@@ -89,7 +89,9 @@ struct Runtime {
   // `adoptable`: no property but the platform, no error callback). The first
   // call makes the internal contexts and queues; CL_SUCCESS or the error of
   // the creation that failed.
-  cl_int attach_contexts(cl_context app_real, bool adoptable);
+  // app_open_ns: how long the driver took to create the app's context (the
+  // cost of opening a device, for Scheduler::set_opening_cost).
+  cl_int attach_contexts(cl_context app_real, bool adoptable, cl_ulong app_open_ns);
   // Whether runtime device d's context and queue are open (never waits).
   bool device_open(unsigned d) const;
   bool device_slot_open(unsigned slot) const;
@@ -101,8 +103,8 @@ struct Runtime {
   // Which devices outside the app's context may open (they cost the app:
   // on 4 H100 each opening slows the app's own driver calls while it runs,
   // 130-200 ms, and adds ~200 ms to the process's exit): 0 none yet, 1 the
-  // first (a launch reached the scheduler's plan), 2 all (a split over the
-  // devices open so far won: Scheduler::wants_more_devices).
+  // first, 2 all, as Scheduler::devices_wanted says before each launch that
+  // could split.
   std::atomic<unsigned> devices_wanted{0};
   void want_devices(unsigned level);
   // The devices the scheduler was told it may use (Scheduler::set_ready,

@@ -132,13 +132,13 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     return;
   }
   state.split_failures = 0;
-  if (!wants_more_.load(std::memory_order_relaxed)) {
+  if (wanted_.load(std::memory_order_relaxed) < 2) {
     bool all_ready_used = true;
     for (unsigned d = 0; d < n; ++d) {
       const DeviceState& device = state.devices[d];
       all_ready_used = all_ready_used && (t.groups[d] > 0 || device.excluded || device.unready);
     }
-    if (all_ready_used) wants_more_ = true;
+    if (all_ready_used) want(2);
   }
   rebalance(state, t, numgroups, makespan, band);
   if (warm_start_) maybe_save(key, state, (makespan - fastest) / makespan);

@@ -94,10 +94,43 @@ NoRegretScheduler::KeyState& NoRegretScheduler::state_for(const LaunchKey& key,
         state.trusted_split = true;
         state.next_groups = round_to_groups(stored->shares, numgroups);
       }
+      using Earlier = KeyState::Earlier;
+      state.earlier = !stored->whole_device                  ? Earlier::split
+                      : *stored->whole_device != state.home ? Earlier::whole_elsewhere
+                      : stored->split_lost                  ? Earlier::split_lost
+                                                            : Earlier::whole_untried;
       state.saved = std::move(stored);
     }
   }
   return state;
+}
+
+void NoRegretScheduler::set_opening_cost(double seconds) {
+  std::lock_guard lock(mutex_);
+  opening_cost_ = seconds;
+}
+
+void NoRegretScheduler::want(unsigned level) {
+  if (wanted_.load(std::memory_order_relaxed) < level) wanted_.store(level, std::memory_order_relaxed);
+}
+
+// A run too short to pay for a device then loses at most the opening cost
+// (ep's 121 ms loop on an H100 never pays for a second one), a long one
+// pays it once. A split stored by an earlier run paid off: every device at
+// once; a key stored whole after its split lost asks for none (nbody's
+// one-wave kernel); one stored whole untried counts like a new one.
+void NoRegretScheduler::count_toward_opening(const KeyState& state) {
+  if (wanted_.load(std::memory_order_relaxed) >= 2) return;
+  using Earlier = KeyState::Earlier;
+  switch (state.earlier) {
+    case Earlier::split: want(2); return;
+    case Earlier::whole_elsewhere: want(1); return;
+    case Earlier::split_lost: return;
+    case Earlier::nothing:
+    case Earlier::whole_untried: break;
+  }
+  run_for_opening_ += state.devices[state.home].whole_seconds;
+  if (run_for_opening_ >= opening_cost_) want(1);
 }
 
 void NoRegretScheduler::set_ready(const std::vector<bool>& ready) {
@@ -164,6 +197,7 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
     groups[0] = numgroups;
     return std::make_unique<StaticPlan>(groups, std::vector<double>(n, 0.0), 0u);
   }
+  count_toward_opening(state);
   choose_mode(state, numgroups, launch);
   std::unique_ptr<StaticPlan> plan = plan_for_mode(state, numgroups, launch, groups);
   const std::optional<unsigned> whole =
@@ -284,8 +318,10 @@ void NoRegretScheduler::maybe_save(const LaunchKey& key, KeyState& state, double
   } else {
     decision.whole_device = state.whole_device;
     decision.shares[state.whole_device] = 1;
+    decision.split_lost = state.split_failures > 0;
   }
-  bool mode_changed = !state.saved || state.saved->whole_device != decision.whole_device;
+  bool mode_changed = !state.saved || state.saved->whole_device != decision.whole_device ||
+                      state.saved->split_lost != decision.split_lost;
   if (!mode_changed) {
     if (decision.whole_device) return;
     if (imbalance > kBalanced) return;

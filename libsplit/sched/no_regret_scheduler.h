@@ -88,7 +88,8 @@ class NoRegretScheduler final : public Scheduler {
   void split_declined(const LaunchKey& key) override;
   void set_ready(const std::vector<bool>& ready) override;
   bool plans_by_readiness() const override { return true; }
-  bool wants_more_devices() const override { return wants_more_.load(std::memory_order_relaxed); }
+  unsigned devices_wanted() const override { return wanted_.load(std::memory_order_relaxed); }
+  void set_opening_cost(double seconds) override;
   // False where every device runs on the host's cores (they count as one).
   bool may_use_several_devices() const override;
 
@@ -168,6 +169,12 @@ class NoRegretScheduler final : public Scheduler {
   void restart_balancing(KeyState& state);
   void block_split(KeyState& state);
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
+  // Ski rental on opening devices: a launch of a key not known to stay
+  // whole adds its home time; the first other device is wanted once that
+  // sum reaches the opening cost, every device once a split won or a key's
+  // stored decision is a split.
+  void count_toward_opening(const KeyState& state);
+  void want(unsigned level);
 
   std::vector<DeviceInfo> devices_;
   double explore_budget_;
@@ -175,7 +182,9 @@ class NoRegretScheduler final : public Scheduler {
   std::optional<WarmStartStore> warm_start_;
   std::mutex mutex_;
   std::vector<bool> ready_;  // set_ready; empty: every device
-  std::atomic<bool> wants_more_{false};
+  std::atomic<unsigned> wanted_{0};  // devices_wanted()
+  double opening_cost_ = 0;          // seconds (set_opening_cost)
+  double run_for_opening_ = 0;       // seconds counted toward it
   unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per
   // launch on this path.

@@ -71,6 +71,11 @@ struct NoRegretScheduler::KeyState {
   // Warm start.
   std::optional<StoredDecision> saved;
   long saved_at = -1;
+  // What an earlier run stored, as it decides when devices open
+  // (count_toward_opening): nothing, a split that paid off, whole on home
+  // after a split lost there, whole on home untried, whole elsewhere.
+  enum class Earlier { nothing, split, split_lost, whole_untried, whole_elsewhere };
+  Earlier earlier = Earlier::nothing;
 };
 
 // One real launch's seconds and groups per device.

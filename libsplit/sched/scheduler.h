@@ -137,9 +137,15 @@ class Scheduler {
   // Whether set_ready changes its plans (else the runtime need not work
   // out which devices are ready).
   virtual bool plans_by_readiness() const { return false; }
-  // True once a split over every device ready so far won against whole:
-  // more devices are worth opening.
-  virtual bool wants_more_devices() const { return true; }
+  // How many of the devices outside the app's context are worth opening
+  // now: 0 none yet, 1 the first, 2 all (each opening costs the app:
+  // Runtime::devices_wanted). Schedulers that plan over every device want
+  // them all at once.
+  virtual unsigned devices_wanted() const { return 2; }
+  // The measured cost of opening one device (the app's own context took
+  // that long): a scheduler that opens devices on demand lets launches run
+  // that long before it asks for one.
+  virtual void set_opening_cost(double /*seconds*/) {}
   // False when no launch can ever use more than the app's own device, with
   // whichever device the app picks: the runtime then forwards every call
   // (no libsplit object, no preparation, native speed).

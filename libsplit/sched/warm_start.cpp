@@ -104,6 +104,8 @@ std::optional<StoredDecision> WarmStartStore::load(const LaunchKey& key) const {
   }
   if (decision.shares.size() != device_count_ || std::fabs(sum - 1.0) > 1e-6)
     return std::nullopt;
+  std::string lost_line;
+  if (std::getline(in, lost_line)) decision.split_lost = lost_line == "split_lost 1";
   return decision;
 }
 
@@ -115,7 +117,7 @@ bool WarmStartStore::save(const LaunchKey& key, const StoredDecision& decision) 
   out << kMagic << "\nkey " << describe(key) << "\ndevices " << device_set_ << "\nwhole "
       << (decision.whole_device ? long(*decision.whole_device) : -1L) << "\nshares";
   for (double share : decision.shares) out << ' ' << share;
-  out << '\n';
+  out << "\nsplit_lost " << int(decision.split_lost) << '\n';
   const std::string text = out.str();
 
   const std::string final_path = path_for(key);

@@ -19,6 +19,10 @@ namespace libsplit::sched {
 struct StoredDecision {
   std::optional<unsigned> whole_device;  // set: run unsplit there
   std::vector<double> shares;            // one per device, sums to 1
+  // Whole because a split was tried and lost (not merely never tried: the
+  // other devices may not have been open). Files written before this field
+  // read as false.
+  bool split_lost = false;
 };
 
 class WarmStartStore {

@@ -1,0 +1,136 @@
+// When the default scheduler asks for the devices outside the app's context
+// (Scheduler::devices_wanted): opening one costs the app (on 4 H100 a GPU
+// opens in 130-215 ms, the driver slows the app's calls meanwhile and tears
+// the context down at exit), so a run too short to pay for it must not open
+// it, a long one must, and a decision stored by an earlier run decides at
+// once.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "no_regret_scheduler.h"
+
+namespace libsplit::sched {
+namespace {
+
+const std::vector<DeviceInfo> kFourGpus(4, DeviceInfo{"gpu", true, 132, 1980});
+
+LaunchKey key_named(const std::string& kernel, uint64_t groups) {
+  LaunchKey key;
+  key.kernel = kernel;
+  key.global[0] = groups * 64;
+  key.local[0] = 64;
+  return key;
+}
+
+// One launch of `key`, whole on home (no other device is ready), reported
+// with `seconds`; returns devices_wanted() after it.
+unsigned launch_whole(Scheduler& s, const LaunchKey& key, uint64_t groups, double seconds) {
+  std::unique_ptr<LaunchPlan> plan = s.plan(key, groups);
+  std::vector<ChunkTiming> timings;
+  for (unsigned d = 0; d < kFourGpus.size(); ++d)
+    while (std::optional<Chunk> ch = plan->next(d)) timings.push_back({*ch, seconds, 1e-6});
+  EXPECT_EQ(timings.size(), 1u) << "whole while the others are closed";
+  s.report(key, timings);
+  return s.devices_wanted();
+}
+
+std::unique_ptr<Scheduler> closed_four(SchedulerOptions options = {}) {
+  std::unique_ptr<Scheduler> s = make_scheduler("auto", kFourGpus, options);
+  s->set_ready({true, false, false, false});
+  return s;
+}
+
+// ep on one H100: 1.2 ms launches, the app's context took 150 ms to open.
+// 100 launches (120 ms) never pay for a device; the 126th launch has run
+// as long as an opening costs.
+TEST(DeviceOpening, TheFirstOtherDeviceOpensOnceTheLaunchesRanAsLongAsAnOpeningCosts) {
+  std::unique_ptr<Scheduler> s = closed_four();
+  s->set_opening_cost(0.150);
+  const LaunchKey key = key_named("ep", 4096);
+  unsigned first_wanted = 0;
+  for (unsigned i = 1; i <= 200 && !first_wanted; ++i)
+    if (launch_whole(*s, key, 4096, 1.2e-3) >= 1) first_wanted = i;
+  // The first launch has no measurement yet: it counts nothing.
+  EXPECT_GE(first_wanted, 126u);
+  EXPECT_LE(first_wanted, 128u);
+  EXPECT_EQ(s->devices_wanted(), 1u) << "the rest wait for a split that wins";
+}
+
+// Several keys add up: what a split could share is the launches' time,
+// whatever kernel they run.
+TEST(DeviceOpening, LaunchesOfDifferentKernelsCountTogether) {
+  std::unique_ptr<Scheduler> s = closed_four();
+  s->set_opening_cost(0.010);
+  const LaunchKey a = key_named("a", 512), b = key_named("b", 512);
+  unsigned launches = 0;
+  while (s->devices_wanted() == 0 && launches < 100) {
+    launch_whole(*s, a, 512, 1e-3);
+    launch_whole(*s, b, 512, 1e-3);
+    launches += 2;
+  }
+  EXPECT_LE(launches, 14u);  // 5 ms each side, + the two unmeasured first launches
+  EXPECT_GE(launches, 10u);
+}
+
+// Unknown cost (no context timed, e.g. a scheduler driven by hand): the
+// first launch asks, as before opening had a price.
+TEST(DeviceOpening, WithoutAnOpeningCostTheFirstLaunchAsks) {
+  std::unique_ptr<Scheduler> s = closed_four();
+  EXPECT_EQ(s->devices_wanted(), 0u);
+  EXPECT_GE(launch_whole(*s, key_named("k", 256), 256, 1e-3), 1u);
+}
+
+// A warm run: the previous run stored its decision per key. A key stored as
+// a split (it paid off) asks for every device at its first launch; a key
+// stored whole on home after its split lost (nbody's one-wave kernel) never
+// asks, however long it runs; a key stored whole by a run that never opened
+// another device (ep, too short) counts as if new.
+TEST(DeviceOpening, AStoredSplitOpensEverythingAtOnceAndAStoredWholeNothing) {
+  char pattern[] = "/tmp/libsplit-opening-XXXXXX";
+  ASSERT_TRUE(mkdtemp(pattern));
+  SchedulerOptions options;
+  options.warm_start_dir = std::string(pattern) + "/sched";
+  const uint64_t groups = 512;
+  const LaunchKey dense = key_named("matmul", groups), one_wave = key_named("nbody", groups),
+                  short_run = key_named("ep", groups);
+  {
+    // A run too short to open anything: ep stored whole, untried.
+    std::unique_ptr<Scheduler> s = closed_four(options);
+    s->set_opening_cost(0.150);
+    for (int i = 0; i < 100; ++i) launch_whole(*s, short_run, groups, 1.2e-3);
+    ASSERT_EQ(s->devices_wanted(), 0u);
+  }
+  {
+    // The earlier run, every device open: matmul's halves take half the
+    // time, nbody's as long as the whole launch.
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", kFourGpus, options);
+    for (int i = 0; i < 30; ++i)
+      for (const LaunchKey* key : {&dense, &one_wave}) {
+        std::unique_ptr<LaunchPlan> plan = s->plan(*key, groups);
+        std::vector<ChunkTiming> timings;
+        for (unsigned d = 0; d < kFourGpus.size(); ++d)
+          while (std::optional<Chunk> ch = plan->next(d)) {
+            const double share = double(ch->group_count) / double(groups);
+            timings.push_back({*ch, key == &dense ? 20e-3 * share : 3.6e-3, 1e-6});
+          }
+        s->report(*key, timings);
+        for (const Chunk& p : plan->probes()) s->report_probe(*key, {p, 3.6e-3, 1e-6});
+      }
+  }
+  {
+    std::unique_ptr<Scheduler> s = closed_four(options);
+    s->set_opening_cost(0.150);
+    for (int i = 0; i < 200; ++i) launch_whole(*s, one_wave, groups, 3.6e-3);
+    EXPECT_EQ(s->devices_wanted(), 0u) << "720 ms of a kernel stored whole opened a device";
+    for (int i = 0; i < 130; ++i) launch_whole(*s, short_run, groups, 1.2e-3);
+    EXPECT_EQ(s->devices_wanted(), 1u) << "a key stored whole untried counts toward opening";
+    launch_whole(*s, dense, groups, 20e-3);
+    EXPECT_EQ(s->devices_wanted(), 2u) << "a stored split wants every device at once";
+  }
+  std::filesystem::remove_all(pattern);
+}
+
+}  // namespace
+}  // namespace libsplit::sched
