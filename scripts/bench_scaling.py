@@ -10,6 +10,7 @@ GPUs, the CPU variants dashed, the ideal line dotted).
   scripts/bench_scaling.py --bin-dir .devpack/bench/bin --shim .devpack/libsplit/libsplit.so \\
       --device 1 --gpus 1:0,1:1,1:2,1:3 --cpu 0:0 --apps matmul,gemm,ep --preset large \\
       --iters 100 --repeat 3 --out OUT
+  scripts/bench_scaling.py --gpus 1:0,1:1,1:2,1:3 --cpu 0:0 --counts 2,4 --out ALL --merge A/scaling.csv B/scaling.csv
 
 --gpus lists the GPUs as LIBSPLIT_DEVICES names them (platform:device), the
 app's own first; --device is the app's --device for that first GPU. Every
@@ -102,8 +103,8 @@ def svg_plot(table, apps, max_gpus, path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin-dir", required=True, type=Path)
-    ap.add_argument("--shim", required=True, type=Path)
+    ap.add_argument("--bin-dir", type=Path)
+    ap.add_argument("--shim", type=Path)
     ap.add_argument("--device", type=int, default=0, help="the app's --device: the first of --gpus")
     ap.add_argument("--gpus", required=True, help="GPUs as platform:device, the app's first")
     ap.add_argument("--cpu", default="", help="the CPU device as platform:device (empty: no + CPU columns)")
@@ -115,7 +116,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--merge", nargs="+", type=Path, metavar="CSV",
+                    help="no runs: the table and plot of the runs in these scaling.csv files "
+                         "(e.g. one per device call; same --gpus/--cpu/--counts)")
     a = ap.parse_args()
+    if not a.merge and (not a.bin_dir or not a.shim):
+        ap.error("--bin-dir and --shim are needed unless --merge is given")
     gpus = [g for g in a.gpus.split(",") if g]
     if not gpus:
         sys.exit("--gpus: at least one GPU")
@@ -125,7 +131,24 @@ def main():
     counts = [int(c) for c in a.counts.split(",") if c]
     cfgs = configs(gpus, a.cpu, counts)
     runs = []  # (app, config name, rep, time_ms, wall, status)
-    for app in apps:
+
+    def write_csv():
+        with open(a.out / "scaling.csv", "w", newline="") as f:
+            wr = csv.writer(f)
+            wr.writerow(["app", "config", "rep", "time_ms", "wall_s", "status"])
+            wr.writerows(runs)
+
+    if a.merge:
+        apps = []
+        for path in a.merge:
+            with open(path, newline="") as f:
+                for row in csv.DictReader(f):
+                    runs.append((row["app"], row["config"], int(row["rep"]), float(row["time_ms"]),
+                                 float(row["wall_s"]), row["status"]))
+                    if row["app"] not in apps:
+                        apps.append(row["app"])
+        write_csv()
+    for app in apps if not a.merge else []:
         exe = a.bin_dir / app
         args = [str(exe), "--size", a.preset, "--iters", str(a.iters), "--device", str(a.device), "--no-check"]
         for name, devices, _, _ in cfgs:  # warm-up: fills the cache, not counted
@@ -136,10 +159,7 @@ def main():
                 r = run_app(args, env_for(a.shim, devices, cache), a.timeout)
                 runs.append((app, name, rep, r.time_ms, r.wall, r.status))
                 print(f"{app:12s} {name:16s} rep {rep}: {r.time_ms:9.1f} ms  {r.status}", flush=True)
-    with open(a.out / "scaling.csv", "w", newline="") as f:
-        wr = csv.writer(f)
-        wr.writerow(["app", "config", "rep", "time_ms", "wall_s", "status"])
-        wr.writerows(runs)
+        write_csv()  # after each app: a run cut short keeps the apps it finished
     names = [c[0] for c in cfgs]
     table = {}
     lines = ["| app | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
@@ -156,6 +176,23 @@ def main():
             table[app][(k, cpu)] = base / med
             text = f"{med:.1f} ms" if name == names[0] else f"{base / med:.2f}x"
             cells.append(f"{text} (max/med {max(v) / med:.2f})")
+        lines.append(f"| {app} | " + " | ".join(cells) + " |")
+    # Wall time of the whole process (start-up and exit included) against
+    # native, and the slowest single run against the native median.
+    lines += ["", "Process wall time, median minus native median (ms); slowest run's time_ms over the native median:", "",
+              "| app | " + " | ".join(names[1:]) + " |", "|---" * len(names) + "|"]
+    for app in apps:
+        ok = lambda n: [r for r in runs if r[0] == app and r[1] == n and r[5] in ("PASS", "SKIPPED")]
+        native = ok(names[0])
+        if not native:
+            continue
+        wall0 = statistics.median(r[4] for r in native)
+        ms0 = statistics.median(r[3] for r in native)
+        cells = []
+        for name in names[1:]:
+            v = ok(name)
+            cells.append(f"{(statistics.median(r[4] for r in v) - wall0) * 1000:+.0f}; "
+                         f"{max(r[3] for r in v) / ms0:.2f}" if v else "fail")
         lines.append(f"| {app} | " + " | ".join(cells) + " |")
     md = "\n".join(lines) + "\n"
     (a.out / "scaling.md").write_text(
