@@ -58,6 +58,33 @@ TEST(DeviceOpening, TheFirstOtherDeviceOpensOnceTheLaunchesRanAsLongAsAnOpeningC
   EXPECT_EQ(s->devices_wanted(), 1u) << "the rest wait for a split that wins";
 }
 
+// While no other device is ready, whole launches are measured one in
+// kMeasureEvery even when long (ep: 1.2 ms): an event per launch only costs
+// the app then. Once another device is ready, every long launch is.
+TEST(DeviceOpening, LongLaunchesAloneOnHomeAreMeasuredOnlySometimes) {
+  std::unique_ptr<Scheduler> s = closed_four();
+  s->set_opening_cost(10.0);  // nothing opens in this test
+  const LaunchKey key = key_named("ep", 4096);
+  auto reported = [&](int launches) {
+    int n = 0;
+    for (int i = 0; i < launches; ++i) {
+      std::unique_ptr<LaunchPlan> plan = s->plan(key, 4096);
+      std::vector<ChunkTiming> timings;
+      for (unsigned d = 0; d < kFourGpus.size(); ++d)
+        while (std::optional<Chunk> ch = plan->next(d)) timings.push_back({*ch, 1.2e-3, 1e-6});
+      if (!plan->wants_report()) continue;
+      s->report(key, timings);
+      ++n;
+    }
+    return n;
+  };
+  reported(40);  // the noise of home becomes known
+  EXPECT_LE(reported(80), 12) << "alone on home: sampled";
+  s->set_ready({true, true, false, false});
+  reported(8);
+  EXPECT_GE(reported(80), 70) << "another device ready: every long launch measured";
+}
+
 // Several keys add up: what a split could share is the launches' time,
 // whatever kernel they run.
 TEST(DeviceOpening, LaunchesOfDifferentKernelsCountTogether) {
