@@ -108,6 +108,7 @@ void report_pending_launches() {
   if (!exec.owns_lock()) return;
   harvest_split_reports(/*wait=*/true);
   deliver_reports();
+  rt->scheduler->end_run();
 }
 
 }  // namespace libsplit

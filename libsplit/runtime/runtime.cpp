@@ -8,7 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <thread>
 
 namespace libsplit {
@@ -84,6 +86,17 @@ std::vector<sched::DeviceInfo> scheduler_infos(Runtime& rt) {
 // The scheduler (the default one when the named one cannot be made); false,
 // with why_not_splitting set, when there is none or it would only ever use
 // the app's device.
+// The process's command line, arguments joined by spaces: what identifies a
+// run of "the same app" for the warm start's per-command memory.
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  std::replace(text.begin(), text.end(), '\0', ' ');
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
 bool make_runtime_scheduler(Runtime& rt, const std::vector<sched::DeviceInfo>& infos) {
   std::string error;
   rt.explore_budget = sched::SchedulerOptions::from_environment().explore_budget;
@@ -106,6 +119,7 @@ bool make_runtime_scheduler(Runtime& rt, const std::vector<sched::DeviceInfo>& i
       fprintf(stderr, "libsplit: not splitting (every call forwarded): %s\n", rt.why_not_splitting.c_str());
     return false;
   }
+  rt.scheduler->set_app(command_line());
   return true;
 }
 
@@ -360,8 +374,13 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
     };
     return has_gpu(a) && !has_gpu(b);
   });
-  // Schedulers with fixed devices want every device at once.
+  // Schedulers with fixed devices want every device at once; the default
+  // one too where an earlier run of this command split with gain.
   if (!scheduler->plans_by_readiness() || controls.open_devices == "start") devices_wanted = 2;
+  else if (controls.open_devices == "demand" && scheduler->devices_wanted() >= 2) {
+    devices_wanted = 2;
+    log_line(2, "an earlier run of this command split with gain: every device opens now");
+  }
   else if (controls.open_devices != "demand")
     fprintf(stderr, "libsplit: LIBSPLIT_OPEN_DEVICES='%s' is not demand or start; using demand\n",
             controls.open_devices.c_str());

@@ -110,6 +110,21 @@ void NoRegretScheduler::set_opening_cost(double seconds) {
   opening_cost_ = seconds;
 }
 
+void NoRegretScheduler::set_app(const std::string& command_line) {
+  std::lock_guard lock(mutex_);
+  app_ = command_line;
+  app_split_before_ = warm_start_ && warm_start_->app_split_before(app_);
+  if (app_split_before_) want(2);
+}
+
+// A run whose split never won (too short this time, or the kernels
+// changed) forgets the command, so the next run opens on demand again.
+void NoRegretScheduler::end_run() {
+  std::lock_guard lock(mutex_);
+  if (!warm_start_ || app_.empty()) return;
+  if (split_won_ || app_split_before_) warm_start_->remember_app(app_, split_won_);
+}
+
 void NoRegretScheduler::want(unsigned level) {
   if (wanted_.load(std::memory_order_relaxed) < level) wanted_.store(level, std::memory_order_relaxed);
 }

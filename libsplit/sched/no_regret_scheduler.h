@@ -90,6 +90,8 @@ class NoRegretScheduler final : public Scheduler {
   bool plans_by_readiness() const override { return true; }
   unsigned devices_wanted() const override { return wanted_.load(std::memory_order_relaxed); }
   void set_opening_cost(double seconds) override;
+  void set_app(const std::string& command_line) override;
+  void end_run() override;
   // False where every device runs on the host's cores (they count as one).
   bool may_use_several_devices() const override;
 
@@ -185,6 +187,9 @@ class NoRegretScheduler final : public Scheduler {
   std::atomic<unsigned> wanted_{0};  // devices_wanted()
   double opening_cost_ = 0;          // seconds (set_opening_cost)
   double run_for_opening_ = 0;       // seconds counted toward it
+  std::string app_;                  // set_app
+  bool app_split_before_ = false;    // an earlier run of app_ split with gain
+  bool split_won_ = false;           // a split over every ready device won in this run
   unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per
   // launch on this path.

@@ -146,6 +146,13 @@ class Scheduler {
   // that long): a scheduler that opens devices on demand lets launches run
   // that long before it asks for one.
   virtual void set_opening_cost(double /*seconds*/) {}
+  // The app's command line, before its first context: a scheduler that
+  // remembers runs (warm start) may want every device at once where an
+  // earlier run of the same command split with gain.
+  virtual void set_app(const std::string& /*command_line*/) {}
+  // The app's end (its last reports delivered): what the next run of the
+  // same command should know is written now.
+  virtual void end_run() {}
   // False when no launch can ever use more than the app's own device, with
   // whichever device the app picks: the runtime then forwards every call
   // (no libsplit object, no preparation, native speed).

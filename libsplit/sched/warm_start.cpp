@@ -44,6 +44,21 @@ bool make_directories(const std::string& path) {
 }
 
 constexpr const char* kMagic = "libsplit-sched-warmstart 1";
+constexpr const char* kAppMagic = "libsplit-sched-app 1";
+
+// Written to a temporary file then renamed: a reader sees the old file or
+// the new one, never a part.
+bool write_atomically(const std::string& final_path, const std::string& text) {
+  std::string temporary = final_path + ".tmp.XXXXXX";
+  int fd = mkstemp(temporary.data());
+  if (fd < 0) return false;
+  fchmod(fd, 0600);
+  bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
+  ok = (close(fd) == 0) && ok;
+  if (ok) ok = std::rename(temporary.c_str(), final_path.c_str()) == 0;
+  if (!ok) unlink(temporary.c_str());
+  return ok;
+}
 
 }  // namespace
 
@@ -118,18 +133,28 @@ bool WarmStartStore::save(const LaunchKey& key, const StoredDecision& decision) 
       << (decision.whole_device ? long(*decision.whole_device) : -1L) << "\nshares";
   for (double share : decision.shares) out << ' ' << share;
   out << "\nsplit_lost " << int(decision.split_lost) << '\n';
-  const std::string text = out.str();
+  return write_atomically(path_for(key), out.str());
+}
 
-  const std::string final_path = path_for(key);
-  std::string temporary = final_path + ".tmp.XXXXXX";
-  int fd = mkstemp(temporary.data());
-  if (fd < 0) return false;
-  fchmod(fd, 0600);
-  bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
-  ok = (close(fd) == 0) && ok;
-  if (ok) ok = std::rename(temporary.c_str(), final_path.c_str()) == 0;
-  if (!ok) unlink(temporary.c_str());
-  return ok;
+std::string WarmStartStore::app_path(const std::string& app) const {
+  return directory_ + "/app-" + hex(fnv1a(app + "#" + device_set_)) + ".txt";
+}
+
+bool WarmStartStore::app_split_before(const std::string& app) const {
+  if (directory_.empty() || app.empty()) return false;
+  std::ifstream in(app_path(app));
+  std::string magic, devices_line, app_line;
+  return std::getline(in, magic) && magic == kAppMagic && std::getline(in, devices_line) &&
+         devices_line == "devices " + device_set_ && std::getline(in, app_line) &&
+         app_line == "app " + app;
+}
+
+bool WarmStartStore::remember_app(const std::string& app, bool split_paid) const {
+  if (directory_.empty() || app.empty()) return false;
+  if (!split_paid) return unlink(app_path(app).c_str()) == 0 || errno == ENOENT;
+  if (!make_directories(directory_)) return false;
+  return write_atomically(app_path(app),
+                          std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app + "\n");
 }
 
 }  // namespace libsplit::sched

@@ -39,7 +39,16 @@ class WarmStartStore {
 
   std::string path_for(const LaunchKey& key) const;
 
+  // Per command (`app`: its command line): whether an earlier run of it on
+  // this device set had a split that paid off, so that the next run opens
+  // every device at its first context instead of on demand.
+  bool app_split_before(const std::string& app) const;
+  // split_paid false forgets it.
+  bool remember_app(const std::string& app, bool split_paid) const;
+
  private:
+  std::string app_path(const std::string& app) const;
+
   std::string directory_;
   std::string device_set_;  // canonical description of the device set
   size_t device_count_;

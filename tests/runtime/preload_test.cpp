@@ -470,8 +470,11 @@ TEST(Preload, WaitsCoverKernelsEnqueuedWithoutEvent) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, native.out) << r.err;
     auto [marker, finish] = times(r.err);
-    EXPECT_GT(marker, 0.5 * native_marker) << "native " << native.err << "shim " << r.err;
-    EXPECT_GT(finish, 0.5 * native_finish) << "native " << native.err << "shim " << r.err;
+    // Half the native time, or 10 ms where load stretched the native runs
+    // (a 505 ms native clFinish against 194 ms under the shim, both waiting,
+    // with two builds beside the suite): no wait at all stays under 1 ms.
+    EXPECT_GT(marker, std::min(0.5 * native_marker, 10.0)) << "native " << native.err << "shim " << r.err;
+    EXPECT_GT(finish, std::min(0.5 * native_finish, 10.0)) << "native " << native.err << "shim " << r.err;
   }
 }
 

@@ -159,5 +159,51 @@ TEST(DeviceOpening, AStoredSplitOpensEverythingAtOnceAndAStoredWholeNothing) {
   std::filesystem::remove_all(pattern);
 }
 
+// Per command: a run of a command whose earlier run split with gain wants
+// every device before its first launch (its context opens them all, as
+// LIBSPLIT_OPEN_DEVICES=start would); another command does not; a run of it
+// in which no split won makes the next one open on demand again.
+TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext) {
+  char pattern[] = "/tmp/libsplit-opening-XXXXXX";
+  ASSERT_TRUE(mkdtemp(pattern));
+  SchedulerOptions options;
+  options.warm_start_dir = std::string(pattern) + "/sched";
+  const uint64_t groups = 512;
+  const LaunchKey dense = key_named("matmul", groups);
+  auto run = [&](const std::string& command, bool split_pays, unsigned* wanted_at_start) {
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", kFourGpus, options);
+    s->set_app(command);
+    *wanted_at_start = s->devices_wanted();
+    for (int i = 0; i < 20; ++i) {
+      std::unique_ptr<LaunchPlan> plan = s->plan(dense, groups);
+      std::vector<ChunkTiming> timings;
+      for (unsigned d = 0; d < kFourGpus.size(); ++d)
+        while (std::optional<Chunk> ch = plan->next(d)) {
+          const double share = double(ch->group_count) / double(groups);
+          timings.push_back({*ch, split_pays ? 20e-3 * share : 20e-3, 1e-6});
+        }
+      s->report(dense, timings);
+      for (const Chunk& p : plan->probes()) s->report_probe(dense, {p, 20e-3, 1e-6});
+    }
+    s->end_run();
+  };
+  unsigned at_start = 99;
+  run("./matmul --iters 100", true, &at_start);
+  EXPECT_EQ(at_start, 0u) << "nothing known yet";
+  run("./matmul --iters 100", true, &at_start);
+  EXPECT_EQ(at_start, 2u) << "the earlier run split with gain";
+  run("./ep --iters 100", false, &at_start);
+  EXPECT_EQ(at_start, 0u) << "another command";
+  // The keys' stored splits gone (the command's memory kept): this run's
+  // kernels never split with gain.
+  for (const auto& entry : std::filesystem::directory_iterator(options.warm_start_dir))
+    if (entry.path().filename().string().rfind("app-", 0) != 0) std::filesystem::remove(entry.path());
+  run("./matmul --iters 100", false, &at_start);
+  EXPECT_EQ(at_start, 2u);
+  run("./matmul --iters 100", false, &at_start);
+  EXPECT_EQ(at_start, 0u) << "the run before did not split with gain: forgotten";
+  std::filesystem::remove_all(pattern);
+}
+
 }  // namespace
 }  // namespace libsplit::sched
