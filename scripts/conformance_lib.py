@@ -15,7 +15,10 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-MODES = ["native", "passthrough", "split"]
+MODES = ["native", "passthrough", "default", "split"]
+SHORT = {"passthrough": "passthru"}
+# Not a verdict on the shim: not run, or stopped by --time-budget.
+NOT_RUN = ("-", "cut")
 
 # Quick mode: a few sub-tests per CTS suite covering kernels with buffers,
 # local memory, barriers, vector types, the object API and the compiler.
@@ -125,12 +128,35 @@ def read_tsv(path, field=1):
     return rows
 
 
+def native_device(out):
+    """The device the CTS ran on natively, as its harness prints it."""
+    logs = os.path.join(out, "logs")
+    if not os.path.isdir(logs):
+        return ""
+    for suite in sorted(os.listdir(logs)):
+        d = os.path.join(logs, suite, "native")
+        for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if not f.endswith(".log"):
+                continue
+            with open(os.path.join(d, f), errors="replace") as fh:
+                for line in fh:
+                    m = re.match(r"Compute Device Name = (.*?), Compute Device Vendor", line)
+                    if m:
+                        return m.group(1)
+    return ""
+
+
 def report(out):
     suites = []
+    present = set()
     for f in sorted(os.listdir(out)):
-        m = re.match(r"(.+)\.(native|passthrough|split)\.tsv$", f)
-        if m and m.group(1) not in suites:
-            suites.append(m.group(1))
+        m = re.match(r"(.+)\.(native|passthrough|default|split)\.tsv$", f)
+        if m:
+            present.add(m.group(2))
+            if m.group(1) not in suites:
+                suites.append(m.group(1))
+    modes = [m for m in MODES if m in present] or list(MODES)
+    shim_modes = [m for m in modes if m != "native"]
     meta = {}
     if os.path.exists(os.path.join(out, "meta.txt")):
         with open(os.path.join(out, "meta.txt")) as f:
@@ -138,17 +164,23 @@ def report(out):
     print(f"# {meta.get('date', '?')}  PoCL {meta.get('pocl', '?')}  "
           f"libsplit {meta.get('libsplit_commit', '?')}  CTS {meta.get('cts', '?')}"
           f"  quick={meta.get('quick', '?')}  timeout {meta.get('timeout_s', '?')} s")
-    broken, skipped, counts = [], [], []
+    if meta.get("target"):
+        print(f"# target: {meta['target']}")
+    device = native_device(out)
+    if device:
+        print(f"# the CTS's device: {device}")
+    broken, skipped, counts, cuts = [], [], [], []
     for suite in suites:
-        cols = {m: read_tsv(os.path.join(out, f"{suite}.{m}.tsv")) for m in MODES}
-        names = list(dict.fromkeys(n for m in MODES for n in cols[m]))
+        cols = {m: read_tsv(os.path.join(out, f"{suite}.{m}.tsv")) for m in modes}
+        names = list(dict.fromkeys(n for m in modes for n in cols[m]))
         print(f"\n## {suite}")
         width = max([len(n) for n in names] + [8])
-        print(f"{'sub-test':<{width}}  {'native':<8} {'passthru':<8} {'split':<8}")
+        print(f"{'sub-test':<{width}}  " +
+              " ".join(f"{SHORT.get(m, m):<8}" for m in modes).rstrip())
         for n in names:
-            row = [cols[m].get(n, "-") for m in MODES]
+            row = [cols[m].get(n, "-") for m in modes]
             flag = ""
-            shim = [r for r in row[1:] if r not in ("pass", "-")]
+            shim = [r for r in row[1:] if r not in ("pass",) + NOT_RUN]
             if row[0] == "pass" and shim:
                 # A skip under the shim is a feature it does not advertise
                 # (images, SVM, pipes while splitting): listed apart.
@@ -158,8 +190,8 @@ def report(out):
                 else:
                     flag = "  <<"
                     broken.append((suite, n, row))
-            print(f"{n:<{width}}  {row[0]:<8} {row[1]:<8} {row[2]:<8}{flag}")
-        for m in MODES:
+            print((f"{n:<{width}}  " + " ".join(f"{r:<8}" for r in row)).rstrip() + flag)
+        for m in modes:
             c = cols[m]
             if not c:
                 continue
@@ -167,23 +199,36 @@ def report(out):
             for st in c.values():
                 tally[st] = tally.get(st, 0) + 1
             counts.append((suite, m, len(c), tally))
+        cut = os.path.join(out, f"{suite}.cut")
+        if os.path.exists(cut):
+            with open(cut) as f:
+                done, total = (f.read().split() + ["?", "?"])[:2]
+            cuts.append((suite, done, total))
     print("\n## Summary (pass / total; other outcomes)")
     for suite, m, total, tally in counts:
         rest = ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "pass")
         print(f"{suite:<14} {m:<12} {tally.get('pass', 0):>4} / {total:<4} {rest}")
-    print("\n## Sub-tests with at least one launch split over 2 devices (split column)")
-    for suite in suites:
-        splits = read_tsv(os.path.join(out, f"{suite}.split.tsv"), 3)
-        if splits:
-            n = sum(1 for v in splits.values() if v.isdigit() and int(v) > 0)
-            launches = sum(int(v) for v in splits.values() if v.isdigit())
-            print(f"{suite:<14} {n:>4} / {len(splits):<4} ({launches} split launches)")
+    if cuts:
+        print("\n## Stopped by the time budget")
+        for suite, done, total in cuts:
+            print(f"{suite:<14} {done} of {total} sub-tests run")
+    if "split" in modes:
+        print("\n## Sub-tests with at least one launch split over several devices (split column)")
+        for suite in suites:
+            splits = read_tsv(os.path.join(out, f"{suite}.split.tsv"), 3)
+            if splits:
+                n = sum(1 for v in splits.values() if v.isdigit() and int(v) > 0)
+                launches = sum(int(v) for v in splits.values() if v.isdigit())
+                print(f"{suite:<14} {n:>4} / {len(splits):<4} ({launches} split launches)")
+
+    def cells(row):
+        return ", ".join(f"{m}: {r}" for m, r in zip(shim_modes, row[1:]))
     print(f"\n## Pass natively, fail/crash/hang under the shim: {len(broken)}")
     for suite, n, row in broken:
-        print(f"{suite:<14} {n}  (passthrough: {row[1]}, split: {row[2]})")
+        print(f"{suite:<14} {n}  ({cells(row)})")
     print(f"\n## Pass natively, skipped under the shim: {len(skipped)}")
     for suite, n, row in skipped:
-        print(f"{suite:<14} {n}  (passthrough: {row[1]}, split: {row[2]})")
+        print(f"{suite:<14} {n}  ({cells(row)})")
     return 1 if broken else 0
 
 
