@@ -46,6 +46,8 @@ usage: scripts/conformance.sh [options]
                      --tests): resumes a run cut short
   --quick            a few sub-tests per suite (about an hour on 2 cores, the
                      full set takes many)
+  --list gpu         --quick and, for the CTS, the extra sub-tests of
+                     CTS_GPU_EXTRA (scripts/conformance_lib.py)
   --timeout S        seconds per sub-test before it counts as a hang
                      (default 600; 120 with --quick)
   --jobs N           parallel compile jobs for the CTS build (default 2)
@@ -82,6 +84,7 @@ spirv_headers=${LIBSPLIT_SPIRV_HEADERS:-}
 suites=basic,api,buffers,compiler,image_streams,piglit
 modes=native,passthrough,split
 quick=0
+list=quick
 tests_re=
 from=1
 timeout_s=
@@ -105,6 +108,7 @@ while [ $# -gt 0 ]; do
     --suites) suites=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
     --quick) quick=1; shift ;;
+    --list) quick=1; list=$2; shift 2 ;;
     --tests) tests_re=$2; shift 2 ;;
     --from) from=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
@@ -130,6 +134,7 @@ if [ -n "$report_only" ]; then
 fi
 
 [[ "$from" =~ ^[1-9][0-9]*$ ]] || die "--from wants a sub-test number (1 or more), not '$from'"
+case $list in quick|gpu) ;; *) die "--list wants quick or gpu, not '$list'" ;; esac
 [[ "$time_budget" =~ ^[0-9]+$ ]] || die "--time-budget wants seconds, not '$time_budget'"
 if [ -n "$platform" ]; then
   [[ "$platform" =~ ^[0-9]+$ ]] || die "--platform wants a platform index, not '$platform'"
@@ -312,7 +317,7 @@ fi
   echo "shim=$shim"
   echo "libsplit_commit=${LIBSPLIT_CONFORMANCE_COMMIT:-$(git -C "$repo_root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   echo "cts=$cts_id"
-  echo "quick=$quick"
+  echo "quick=$quick$( [ "$list" = quick ] || echo " ($list)")"
   echo "timeout_s=$timeout_s"
   echo "target=$target"
   echo "modes=$modes"
@@ -402,7 +407,7 @@ cts_exe() { # suite -> its executable in the CTS build
 cts_subtests() { # suite -> names, one a line
   local exe; exe=$(cts_exe "$1")
   if [ "$quick" = 1 ]; then
-    python3 "$lib" cts-quick "$1" "$exe"
+    python3 "$lib" cts-quick "$1" "$exe" "$list"
   else
     "$exe" --help 2>/dev/null | sed -n '/^Test names:/,$p' | tail -n +2 |
       sed 's/^[[:space:]]*//' | grep -v '^$' || true

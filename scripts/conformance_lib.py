@@ -3,9 +3,13 @@
 
   piglit-list DIR QUICK      piglit's OpenCL tests: name<TAB>command, one a line
   piglit-result LOG          pass/fail/skip/warn/crash from a piglit test's output
-  cts-quick SUITE EXE        the quick-mode sub-tests of a CTS suite that EXE has
+  cts-quick SUITE EXE [gpu]  the quick-mode sub-tests of a CTS suite that EXE has
+                             (gpu: and those of CTS_GPU_EXTRA)
   cts-result JSON NAME       pass/fail/skip of sub-test NAME in a CTS results file
-  report DIR                 the three-column table and the summary of a run
+  report DIR                 the table (one column per mode run) and the summary of a run
+  platforms                  the OpenCL platforms as the ICD loader lists them:
+                             index, name, vendor, number of devices, device
+                             names (tab-separated; no clinfo needed)
 """
 import gzip
 import json
@@ -35,6 +39,32 @@ CTS_QUICK = {
                  "preprocessor_define_udef", "compile_only", "simple_link_only",
                  "two_file_link", "execute_after_simple_compile_and_link"],
     "image_streams": ["1D"],
+}
+
+# The GPU machine's selection (scripts/device-conformance.sh, --list gpu): the
+# quick lists, then sub-tests on what differs most between devices and what
+# issue 27 was about (work-group sizes and their limits, local and private
+# memory, enqueued/linear ids, barriers, async copies, sub-buffers, builds
+# and links), each suite's list in the order a time budget should cut it.
+CTS_GPU_EXTRA = {
+    "basic": ["work_item_functions", "enqueued_local_size", "get_linear_ids",
+              "local_kernel_scope", "local_kernel_def", "wg_barrier",
+              "kernel_memory_alignment_local", "vload_local", "arrayreadwrite",
+              "progvar_prog_scope_misc", "prefetch", "astype",
+              "async_strided_copy_global_to_local"],
+    "api": ["execute_kernel_local_sizes", "kernel_required_group_size",
+            "null_required_work_group_size", "kernel_local_memory_size",
+            "kernel_private_memory_size", "min_max_work_group_size",
+            "min_max_local_mem_size", "work_group_suggested_local_size_1D",
+            "work_group_suggested_local_size_2D", "zero_sized_enqueue",
+            "kernel_arg_changes", "clone_kernel_with_different_args",
+            "get_program_info_kernel_names"],
+    "buffers": ["buffer_read_array_barrier_int", "buffer_read_async_int",
+                "buffer_write_async_int", "sub_buffers_overlapping",
+                "buffer_fill_struct", "mem_read_write_flags"],
+    "compiler": ["options_uniform_work_group_size", "multiple_build_program",
+                 "execute_after_two_file_link", "async_build",
+                 "get_program_build_info", "simple_compile_only"],
 }
 
 # Quick mode for piglit: the API tests, the build tests, the hand-written
@@ -102,9 +132,12 @@ def cts_names(exe):
     return names
 
 
-def cts_quick(suite, exe):
+def cts_quick(suite, exe, which="quick"):
     have = set(cts_names(exe))
-    for name in CTS_QUICK.get(suite, []):
+    names = CTS_QUICK.get(suite, [])
+    if which == "gpu":
+        names = names + CTS_GPU_EXTRA.get(suite, [])
+    for name in dict.fromkeys(names):
         if name in have:
             print(name)
 
@@ -232,11 +265,38 @@ def report(out):
     return 1 if broken else 0
 
 
+def platforms():
+    import ctypes
+    cl = ctypes.CDLL("libOpenCL.so.1")
+    u, vp, sz = ctypes.c_uint, ctypes.c_void_p, ctypes.c_size_t
+
+    def text(fn, obj, what):
+        buf = ctypes.create_string_buffer(512)
+        fn(vp(obj), u(what), sz(512), buf, None)
+        return buf.value.decode(errors="replace").strip()
+    n = u()
+    if cl.clGetPlatformIDs(u(0), None, ctypes.byref(n)) != 0:
+        n.value = 0
+    plats = (vp * max(n.value, 1))()
+    cl.clGetPlatformIDs(n, plats, None)
+    all_types = ctypes.c_uint64(0xFFFFFFFF)
+    for i, p in enumerate(plats[:n.value]):
+        nd = u()
+        if cl.clGetDeviceIDs(vp(p), all_types, u(0), None, ctypes.byref(nd)) != 0:
+            nd.value = 0
+        devs = (vp * max(nd.value, 1))()
+        cl.clGetDeviceIDs(vp(p), all_types, nd, devs, None)
+        names = [text(cl.clGetDeviceInfo, d, 0x102B) for d in devs[:nd.value]]  # CL_DEVICE_NAME
+        print("\t".join([str(i), text(cl.clGetPlatformInfo, p, 0x0902),  # CL_PLATFORM_NAME
+                         text(cl.clGetPlatformInfo, p, 0x0903),  # CL_PLATFORM_VENDOR
+                         str(nd.value), " | ".join(names)]))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     status = {"piglit-list": piglit_list, "piglit-result": piglit_result,
               "cts-quick": cts_quick, "cts-result": cts_result,
-              "report": report}[cmd](*args)
+              "report": report, "platforms": platforms}[cmd](*args)
     sys.exit(status or 0)
 
 

@@ -10,20 +10,26 @@
 #   split    the shim over LIBSPLIT_DEVICES=CTS_SPLIT_DEVICES (default: every
 #            device of the platform), uniform scheduler, partition-ready
 #            programs built in clBuildProgram, LIBSPLIT_LOG=1
-# Environment (defaults for the GPU machine: NVIDIA is platform 1, PoCL 0):
-#   CTS_PLATFORM=1  CTS_DEVICE=0  CTS_DEVICE_TYPE=all  CTS_SPLIT_DEVICES=P:*
+# Environment:
+#   CTS_PLATFORM    the platform's index (default: the first platform whose
+#                   name or vendor says NVIDIA; platforms.txt lists them all)
+#   CTS_DEVICE=0  CTS_DEVICE_TYPE=all
+#   CTS_SPLIT_DEVICES  default P:* (every device of platform P); where P has
+#                   one device, * (every device of every platform: the GPU and
+#                   PoCL's CPU), so that the split column still splits
 #   CTS_SUITES=basic,api,buffers,compiler  CTS_MODES=native,default,split
 #   CTS_TIMEOUT=60 (s per sub-test and mode)  CTS_TIME_BUDGET=420 (s for the
-#   runs; the report comes after)  CTS_FULL=1 (every sub-test, not the quick
-#   lists of scripts/conformance_lib.py)
+#   runs; the report comes after)  CTS_LIST=gpu (CTS_QUICK and CTS_GPU_EXTRA
+#   of scripts/conformance_lib.py; quick: CTS_QUICK only)  CTS_FULL=1 (every
+#   sub-test)
 # Results under $OUT (default /tmp/libsplit-out): report.txt (the table),
-# meta.txt, devices.txt, run.log, the per-column .tsv files, logs.tgz (each
-# sub-test's output, cut to its first and last 32 KiB).
+# meta.txt, platforms.txt, devices.txt, run.log, the per-column .tsv files,
+# logs.tgz (each sub-test's output, cut to its first and last 32 KiB).
 set -uo pipefail
 pack=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/libsplit-out}
 mkdir -p "$out"
-platform=${CTS_PLATFORM:-1}
+: >"$out/run.log"
 [ -x "$pack/cts/basic/test_basic" ] || {
   echo "device-conformance: no CTS in $pack/cts (pack with scripts/device-pack.sh --with-cts)" >&2
   exit 2
@@ -39,17 +45,35 @@ LIBSPLIT_CONFORMANCE_COMMIT=$(cat "$pack/COMMIT" 2>/dev/null || echo unknown)
   "$pack/libsplit/libsplit-info" 2>&1 | head -60
 } >"$out/devices.txt" 2>&1
 
+python3 "$pack/scripts/conformance_lib.py" platforms >"$out/platforms.txt" 2>&1
+platform=${CTS_PLATFORM:-$(awk -F'\t' 'toupper($2 $3) ~ /NVIDIA/ {print $1; exit}' "$out/platforms.txt")}
+if [ -z "$platform" ]; then
+  echo "device-conformance: no NVIDIA platform (set CTS_PLATFORM); the platforms:" >&2
+  cat "$out/platforms.txt" >&2
+  exit 2
+fi
+ndev=$(awk -F'\t' -v p="$platform" '$1 == p {print $4}' "$out/platforms.txt")
+split=${CTS_SPLIT_DEVICES:-}
+if [ -z "$split" ]; then
+  split="$platform:*"
+  if [ "${ndev:-0}" -lt 2 ]; then
+    split='*'
+    echo "device-conformance: platform $platform has ${ndev:-no} device(s): the split column splits over every device of every platform" |
+      tee -a "$out/run.log" >&2
+  fi
+fi
+
 res=$(mktemp -d /tmp/libsplit-cts-results.XXXXXX)
 args=(--cts-bin "$pack/cts" --shim "$pack/libsplit/libsplit.so" --out "$res"
   --suites "${CTS_SUITES:-basic,api,buffers,compiler}"
   --modes "${CTS_MODES:-native,default,split}"
   --platform "$platform" --device "${CTS_DEVICE:-0}"
   --device-type "${CTS_DEVICE_TYPE:-all}"
-  --split-devices "${CTS_SPLIT_DEVICES:-$platform:*}"
+  --split-devices "$split"
   --timeout "${CTS_TIMEOUT:-60}" --time-budget "${CTS_TIME_BUDGET:-420}")
-[ "${CTS_FULL:-0}" = 1 ] || args+=(--quick)
+[ "${CTS_FULL:-0}" = 1 ] || args+=(--list "${CTS_LIST:-gpu}")
 start=$SECONDS
-bash "$pack/scripts/conformance.sh" "${args[@]}" "$@" >"$res/report.stdout" 2>"$out/run.log"
+bash "$pack/scripts/conformance.sh" "${args[@]}" "$@" >"$res/report.stdout" 2>>"$out/run.log"
 rc=$?
 echo "device-conformance: exit $rc after $((SECONDS - start)) s" >>"$out/run.log"
 
