@@ -60,6 +60,7 @@ if [ -n "$cts" ]; then
     # What a suite reads at run time, relative to its folder (test_compiler:
     # include folders and assembled SPIR-V); not the build's own files.
     for d in "$src"/*/; do
+      [ -d "$d" ] || continue
       d=${d%/}
       case ${d##*/} in CMakeFiles) continue ;; esac
       cp -a "$d" "$dest/cts/$s/"
