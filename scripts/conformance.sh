@@ -64,8 +64,10 @@ usage: scripts/conformance.sh [options]
   --split-devices L  with --platform: LIBSPLIT_DEVICES of the split mode
                      (default P:*, every device of platform P)
   --time-budget S    start no sub-test after S seconds of running (each suite
-                     gets an even share of what is left, unused time passes on)
-                     and cut a running one at S; the table covers what ran
+                     gets an even share of what is left, unused time passes on;
+                     CTS suites stopped by their share go on once every suite
+                     has had its turn) and cut a running one at S; the table
+                     covers what ran
   --shim PATH        libsplit.so (default: build/libsplit/libsplit.so of this tree)
   --out DIR          results directory (default: <cache>/results/<date>)
   --report-only DIR  print the table of an earlier run and exit
@@ -416,8 +418,9 @@ cts_subtests() { # suite -> names, one a line
 
 # Every sub-test runs in the three modes one after the other, so that a run
 # cut short still compares every sub-test it reached.
-run_cts_suite() { # suite
-  local s=$1 exe; exe=$(cts_exe "$1")
+# With "resume", goes on after the sub-tests a time-budget stop left it at.
+run_cts_suite() { # suite [resume]
+  local s=$1 resume=${2:-} exe; exe=$(cts_exe "$1")
   if [ ! -x "$exe" ]; then
     say "test_$s did not build: left out"
     echo "test_$s did not build" >"$out/$s.missing"
@@ -425,8 +428,15 @@ run_cts_suite() { # suite
   fi
   local names; names=$(cts_subtests "$s")
   local n; n=$(($(printf '%s\n' "$names" | grep -c . || true) + from - 1))
-  for m in ${modes//,/ }; do : >"$out/$s.$m.tsv"; mkdir -p "$out/logs/$s/$m"; done
   local i=$((from - 1)) t m
+  if [ -n "$resume" ]; then
+    i=$(cut -f1 "$out/$s.cut")
+    rm -f "$out/$s.cut"
+    names=$(printf '%s\n' "$names" | tail -n +$((i - from + 2)))
+    say "time left: test_$s goes on from sub-test $((i + 1))"
+  else
+    for m in ${modes//,/ }; do : >"$out/$s.$m.tsv"; mkdir -p "$out/logs/$s/$m"; done
+  fi
   begin_suite
   while IFS= read -r t; do
     [ -n "$t" ] || continue
@@ -483,5 +493,16 @@ run_piglit() {
 
 for s in "${cts_suites[@]}"; do run_cts_suite "$s"; done
 want piglit "$suites" && run_piglit
+# Budget left over (suites that ended within their share): the CTS suites
+# that a share stopped go on, in turn, each with an even share again.
+if [ "$budget_end" -gt 0 ]; then
+  stopped=()
+  for s in "${cts_suites[@]}"; do [ -f "$out/$s.cut" ] && stopped+=("$s"); done
+  suites_left=${#stopped[@]}
+  for s in "${stopped[@]}"; do
+    [ $((budget_end - SECONDS)) -ge 5 ] || break
+    run_cts_suite "$s" resume
+  done
+fi
 
 python3 "$lib" report "$out" | tee "$out/report.txt"

@@ -15,23 +15,29 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-mkdir -p "$work/cts/basic"
-cat >"$work/cts/basic/test_basic" <<'EOF'
+# A stand-in suite: its sub-tests are named in $NAMES, test_basic's slow_one
+# sleeps $SLOW s.
+for suite in basic buffers; do
+  mkdir -p "$work/cts/$suite"
+  cat >"$work/cts/$suite/test_$suite" <<'EOF'
 #!/usr/bin/env bash
 if [ "${1:-}" = --help ]; then
-  printf 'Common options:\n  -h\nTest names:\n\tfast_one\n\tslow_one\n\tnever_reached\n'
+  printf 'Common options:\n  -h\nTest names:\n'
+  for n in $NAMES; do printf '\t%s\n' "$n"; done
   exit 0
 fi
 echo "Compute Device Name = stand-in device, Compute Device Vendor = nobody"
 env | grep -E '^(CL_PLATFORM_INDEX|CL_DEVICE_INDEX|CL_DEVICE_TYPE|LD_PRELOAD|LIBSPLIT_[A-Z_]+)=' | sort
-[ "$1" = slow_one ] && sleep 30
+[ "$1" = slow_one ] && [ "${0##*/}" = test_basic ] && sleep "$SLOW"
 printf '{"results": {"%s": "pass"}}\n' "$1" >"$CL_CONFORMANCE_RESULTS_FILENAME"
 EOF
-chmod +x "$work/cts/basic/test_basic"
+  chmod +x "$work/cts/$suite/test_$suite"
+done
 : >"$work/shim.so" # never loaded for real: ld.so warns and goes on
 
 start=$SECONDS
 rc=0
+NAMES="fast_one slow_one never_reached" SLOW=30 \
 LIBSPLIT_DEVICES=inherited LIBSPLIT_CONFORMANCE_COMMIT=test bash "$conformance" \
   --cts-bin "$work/cts" --shim "$work/shim.so" --suites basic \
   --modes native,default,split --platform 3 --device 1 --device-type gpu --timeout 60 \
@@ -70,4 +76,25 @@ grep -qE '^sub-test +native +default +split$' "$work/report" || fail "report col
 grep -q "the CTS's device: stand-in device" "$work/report" || fail "report device"
 grep -qE '^basic +2 of 3 sub-tests run$' "$work/report" || fail "report: the budget's stop"
 grep -q 'under the shim: 0$' "$work/report" || fail "report: a cut sub-test counted as a failure"
+
+# Two suites, a 40 s budget: basic's slow sub-test (2 x 12 s) overruns its
+# share (20 s), so basic stops there; buffers runs (in a few seconds); the
+# time left lets basic go on to its end.
+rc=0
+NAMES="fast_one slow_one after_slow last_one" SLOW=12 bash "$conformance" \
+  --cts-bin "$work/cts" --shim "$work/shim.so" --suites basic,buffers \
+  --modes native,split --platform 0 --timeout 60 --time-budget 40 \
+  --out "$work/out2" >"$work/report2" 2>"$work/run2.log" || rc=$?
+cat "$work/run2.log"
+[ "$rc" = 0 ] || fail "conformance.sh exited $rc (second run)"
+grep -q 'time budget: basic stops after 2 of 4 sub-tests' "$work/run2.log" || fail "basic not stopped by its share"
+grep -q 'time left: test_basic goes on from sub-test 3' "$work/run2.log" || fail "basic not resumed"
+[ ! -e "$work/out2/basic.cut" ] || fail "basic still noted as stopped"
+for m in native split; do
+  [ "$(cut -f1,2 "$work/out2/basic.$m.tsv" | tr '\t\n' ': ')" = \
+    "fast_one:pass slow_one:pass after_slow:pass last_one:pass " ] ||
+    fail "basic.$m.tsv: $(cat "$work/out2/basic.$m.tsv")"
+  [ "$(cut -f1 "$work/out2/buffers.$m.tsv" | tr '\n' ' ')" = \
+    "fast_one slow_one after_slow last_one " ] || fail "buffers.$m.tsv: $(cat "$work/out2/buffers.$m.tsv")"
+done
 echo "PASS"
