@@ -3,11 +3,41 @@
 # release (the GPU machine has the LLVM/Clang 16 runtime libraries but no
 # headers): the shim, its tools, libsplit-cc and the bench apps, stripped, in
 # the build tree's own layout so the shim finds libsplit-cc (../passes/).
-#   scripts/device-pack.sh [BUILD_DIR] [DEST]   (defaults: ./build, ./.devpack)
+#   scripts/device-pack.sh [--with-cts DIR] [BUILD_DIR] [DEST]
+#     (defaults: ./build, ./.devpack)
+#   --with-cts DIR  also the CTS suites test_basic, test_api, test_buffers and
+#                   test_compiler of a CTS build (DIR: its build folder or its
+#                   test_conformance/ folder; "auto": the newest one that
+#                   scripts/conformance.sh built in its cache), stripped, into
+#                   DEST/cts/<suite>/ with the files they read at run time, and
+#                   the conformance scripts: on the GPU machine
+#                   `bash .devpack/device-conformance.sh` runs them
+#                   (scripts/device-conformance.sh, docs/conformance.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$root/build}
-dest=${2:-$root/.devpack}
+cts=
+args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --with-cts) cts=$2; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+build=${args[0]:-$root/build}
+dest=${args[1]:-$root/.devpack}
+
+if [ "$cts" = auto ]; then
+  cache=${LIBSPLIT_CONFORMANCE_DIR:-$HOME/.cache/libsplit-conformance}
+  cts=$(ls -td "$cache"/cts-*/build 2>/dev/null | head -1 || true)
+  [ -n "$cts" ] || { echo "device-pack: no CTS build in $cache (scripts/conformance.sh --build-only)" >&2; exit 2; }
+fi
+if [ -n "$cts" ]; then
+  [ -d "$cts/test_conformance" ] && cts=$cts/test_conformance
+  [ -x "$cts/basic/test_basic" ] ||
+    { echo "device-pack: $cts has no basic/test_basic: not a CTS build" >&2; exit 2; }
+fi
+
 rm -rf "$dest"
 mkdir -p "$dest/libsplit" "$dest/passes" "$dest/bench/bin"
 install -s "$build/libsplit/libsplit.so" "$build/libsplit/libsplit-run" \
@@ -16,4 +46,32 @@ mkdir -p "$dest/tests"
 install -s "$build/tests/runtime/rt_app" "$dest/tests/"
 install -s "$build/passes/libsplit-cc" "$dest/passes/"
 install -s "$build"/bench/bin/* "$dest/bench/bin/"
+git -C "$root" rev-parse --short HEAD >"$dest/COMMIT" 2>/dev/null || echo unknown >"$dest/COMMIT"
+
+if [ -n "$cts" ]; then
+  for s in basic api buffers compiler; do
+    src=$cts/$s
+    if [ ! -x "$src/test_$s" ]; then
+      echo "device-pack: test_$s not built in $cts: left out" >&2
+      continue
+    fi
+    mkdir -p "$dest/cts/$s"
+    install -s "$src/test_$s" "$dest/cts/$s/"
+    # What a suite reads at run time, relative to its folder (test_compiler:
+    # include folders and assembled SPIR-V); not the build's own files.
+    for d in "$src"/*/; do
+      [ -d "$d" ] || continue
+      d=${d%/}
+      case ${d##*/} in CMakeFiles) continue ;; esac
+      cp -a "$d" "$dest/cts/$s/"
+    done
+  done
+  # The CTS commit: the cache folder is named cts-<commit>.
+  id=$(basename "$(dirname "$(dirname "$(realpath "$cts")")")")
+  echo "${id#cts-}" >"$dest/cts/CTS_COMMIT"
+  mkdir -p "$dest/scripts"
+  cp "$root/scripts/conformance.sh" "$root/scripts/conformance_lib.py" "$dest/scripts/"
+  cp "$root/scripts/device-conformance.sh" "$dest/device-conformance.sh"
+  du -sh "$dest/cts"
+fi
 du -sh "$dest"
