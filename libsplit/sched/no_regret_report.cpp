@@ -132,7 +132,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     return;
   }
   state.split_failures = 0;
-  split_won_ = true;
+  split_gain_ += std::max(0.0, whole_before - makespan);
   if (wanted_.load(std::memory_order_relaxed) < 2) {
     bool all_ready_used = true;
     for (unsigned d = 0; d < n; ++d) {

@@ -117,12 +117,15 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
   if (app_split_before_) want(2);
 }
 
-// A run whose split never won (too short this time, or the kernels
-// changed) forgets the command, so the next run opens on demand again.
+// Remembered where this run's splits saved more than opening every other
+// device costs (3mm on 4 H100 split a little and, opened at once in the
+// next runs, paid +0.44 s of wall time for it); otherwise forgotten, so the
+// next run opens on demand again.
 void NoRegretScheduler::end_run() {
   std::lock_guard lock(mutex_);
   if (!warm_start_ || app_.empty()) return;
-  if (split_won_ || app_split_before_) warm_start_->remember_app(app_, split_won_);
+  const bool paid = split_gain_ > 0 && split_gain_ >= opening_cost_ * double(devices_.size() - 1);
+  if (paid || app_split_before_) warm_start_->remember_app(app_, paid);
 }
 
 void NoRegretScheduler::want(unsigned level) {

@@ -189,7 +189,7 @@ class NoRegretScheduler final : public Scheduler {
   double run_for_opening_ = 0;       // seconds counted toward it
   std::string app_;                  // set_app
   bool app_split_before_ = false;    // an earlier run of app_ split with gain
-  bool split_won_ = false;           // a split over every ready device won in this run
+  double split_gain_ = 0;            // seconds splits saved in this run against whole
   unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per
   // launch on this path.

@@ -170,8 +170,10 @@ TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext
   options.warm_start_dir = std::string(pattern) + "/sched";
   const uint64_t groups = 512;
   const LaunchKey dense = key_named("matmul", groups);
-  auto run = [&](const std::string& command, bool split_pays, unsigned* wanted_at_start) {
+  auto run = [&](const std::string& command, bool split_pays, unsigned* wanted_at_start,
+                 double opening_cost = 0.01) {
     std::unique_ptr<Scheduler> s = make_scheduler("auto", kFourGpus, options);
+    s->set_opening_cost(opening_cost);
     s->set_app(command);
     *wanted_at_start = s->devices_wanted();
     for (int i = 0; i < 20; ++i) {
@@ -194,6 +196,11 @@ TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext
   EXPECT_EQ(at_start, 2u) << "the earlier run split with gain";
   run("./ep --iters 100", false, &at_start);
   EXPECT_EQ(at_start, 0u) << "another command";
+  // Splits that saved less than opening the three others costs (20
+  // launches saving 15 ms each against 3 x 150 ms): not remembered.
+  run("./3mm --iters 100", true, &at_start, 0.150);
+  run("./3mm --iters 100", true, &at_start, 0.150);
+  EXPECT_EQ(at_start, 0u) << "a gain below the cost of opening every device";
   // The keys' stored splits gone (the command's memory kept): this run's
   // kernels never split with gain.
   for (const auto& entry : std::filesystem::directory_iterator(options.warm_start_dir))
