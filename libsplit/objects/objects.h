@@ -64,8 +64,9 @@ struct BufferStore {
   IntervalSet undefined;
   std::vector<cl_mem> dev_mem;      // per runtime device, created lazily
   std::vector<IntervalSet> dev_valid;
-  // Device sub-buffers handed to kernels for app sub-buffers: (device, origin, size) -> mem.
-  std::map<std::tuple<unsigned, uint64_t, uint64_t>, cl_mem> dev_sub;
+  // Device sub-buffers handed to kernels for app sub-buffers: (device,
+  // origin, size, the app's access flags) -> mem.
+  std::map<std::tuple<unsigned, uint64_t, uint64_t, cl_mem_flags>, cl_mem> dev_sub;
   // Per device, a private copy that speculative probes read and write
   // (launch_probe.cpp): never valid data, never seen by the app.
   std::vector<cl_mem> probe_mem;
