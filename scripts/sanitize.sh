@@ -13,7 +13,10 @@
 # <build>/sanitizer-reports/<tool>.<pid>; the script prints them and fails
 # when there is one, or when a test fails. ctest arguments replace the
 # default selection (the suite less what cannot run sanitized, below; e.g.
-# -R Preload to run a part only).
+# -R Preload to run a part only). LIBSPLIT_SANITIZE_TARGETS (build targets,
+# space-separated) builds only those instead of everything, and
+# LIBSPLIT_SANITIZE_CMAKE_ARGS adds configure arguments: scripts/ci-sanitize.sh
+# uses both for CI's subset.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:-}
@@ -49,10 +52,12 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
-  -DCMAKE_MODULE_LINKER_FLAGS="$flags"
+  -DCMAKE_MODULE_LINKER_FLAGS="$flags" ${LIBSPLIT_SANITIZE_CMAKE_ARGS:-}
 # The build runs test binaries too (gtest's test discovery): same options.
 mkdir -p "$reports"
-cmake --build "$build" -j "$(nproc)"
+targets=()
+for t in ${LIBSPLIT_SANITIZE_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build" -j "$(nproc)" "${targets[@]}"
 
 # What cannot run sanitized (docs/sanitizers.md):
 # - labels thirdparty, conformance, package and apps_pyopencl_binary_cache

@@ -245,14 +245,23 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
   if (cl_int err = check_queue_and_waits(q, n, waits)) return err;
   auto hold = std::make_shared<Retained>();
   hold->add(m);
+  // LIBSPLIT_DEFERRED_WRITES defers only a non-blocking write whose event the
+  // app does not take: the app may reuse or free the source once it knows the
+  // write completed, and without an event it can only learn that through a
+  // later command, a blocking call or clFinish, each of which copies every
+  // pending write first. A blocking write returns with its bytes copied.
+  const bool deferrable = runtime().controls.deferred_writes;
+  const bool defer = deferrable && !blocking && !ev;
   return enqueue(q, CL_COMMAND_WRITE_BUFFER, n, waits, ev, blocking, [=] {
     (void)hold;
     Range r = root_range(m, offset, size);
-    if (runtime().controls.deferred_writes) {
+    if (defer) {
       deferred_write(*m->store, r.begin, ptr, size);
       wrote_host(*m->store, r);
       return CL_SUCCESS;
     }
+    // Pending writes go first: they were enqueued before this one.
+    if (deferrable) deferred_flush_all();
     // A blocking write of our own store goes straight to the queue's
     // device, as natively: copying it through the shadow first cost a
     // second pass over the bytes (256 MB: ~60 ms) on the app's time.

@@ -121,10 +121,12 @@ bool complete_ok(cl_event e) {
 
 cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, const cl_event* waits,
                cl_event* out_event, bool blocking, std::function<cl_int()> run) {
-  if (runtime().controls.deferred_writes && type != CL_COMMAND_WRITE_BUFFER && run)
+  // Every other command (markers and barriers too: their completion tells the
+  // app that the writes before them completed) copies the pending writes first.
+  if (runtime().controls.deferred_writes && type != CL_COMMAND_WRITE_BUFFER)
     run = [inner = std::move(run)] {
       deferred_flush_all();
-      return inner();
+      return inner ? inner() : CL_SUCCESS;
     };
   cl_event e = new_event(q->context, q, type);
   if (out_event) {
@@ -269,6 +271,12 @@ cl_int clFinish(cl_command_queue q) {
   {
     std::unique_lock lock(q->mutex);
     q->idle_cv.wait(lock, [&] { return q->in_flight == 0 && !has_pending_completions(q); });
+  }
+  // Deferred writes count as complete once clFinish returns: the app may then
+  // free or reuse their sources.
+  if (runtime().controls.deferred_writes) {
+    std::lock_guard exec(runtime().exec_mutex);
+    deferred_flush_all();
   }
   // A command failed in the driver after its enqueue had returned
   // CL_SUCCESS (run_command): an app that only synchronises with clFinish

@@ -583,11 +583,13 @@ TEST(DeviceBoundTest, ImageAndSvmKernelsRunWholeOnTheQueueDevice) {
 
 INSTANTIATE_TEST_SUITE_P(Split, SplitTest, ::testing::ValuesIn(split_cases()), shim_name);
 
-// LIBSPLIT_DEFERRED_WRITES=1 on 2 devices: the wprotect app reuses its source
-// arrays right after blocking writes (the kernels must see the data as of the
-// write: same output as native), relies on its own SIGSEGV handler for an
-// unrelated PROT_NONE page (the shim's handler must chain to it), and the log
-// shows that a deferred write was really trapped by the protection.
+// LIBSPLIT_DEFERRED_WRITES=1 on 2 devices: the wprotect app reuses, frees and
+// unmaps its source arrays right after blocking writes (the kernels must see
+// the data as of the write: same output as native; an unmapped source made
+// the deferred copy fault before blocking writes were copied at once), relies
+// on its own SIGSEGV handler for an unrelated PROT_NONE page (the shim's
+// handler must chain to it), and the log shows that a non-blocking write was
+// deferred and that a store into its source was trapped by the protection.
 TEST(DeferredWritesTest, ReusedSourcesTrappedAndAppHandlerChained) {
   TempDir dir("apps-deferred");
   ASSERT_FALSE(dir.path().empty());
