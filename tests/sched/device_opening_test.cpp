@@ -212,5 +212,43 @@ TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext
   std::filesystem::remove_all(pattern);
 }
 
+// 3mm on 4 H100: its splits would move 33 MB each way, so the runtime
+// declines them (Scheduler::split_declined) and the key runs whole. That is
+// a split that cannot pay: stored so, the next run never opens a device for
+// it (warm runs of 3mm paid +250 ms of wall time for GPUs opened in vain).
+TEST(DeviceOpening, AKeyWhoseSplitsWereDeclinedIsStoredAsLost) {
+  char pattern[] = "/tmp/libsplit-opening-XXXXXX";
+  ASSERT_TRUE(mkdtemp(pattern));
+  SchedulerOptions options;
+  options.warm_start_dir = std::string(pattern) + "/sched";
+  const uint64_t groups = 512;
+  const LaunchKey key = key_named("mm3", groups);
+  {
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", kFourGpus, options);
+    for (int i = 0; i < 40; ++i) {
+      std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
+      std::vector<ChunkTiming> timings;
+      std::vector<Chunk> chunks;
+      for (unsigned d = 0; d < kFourGpus.size(); ++d)
+        while (std::optional<Chunk> ch = plan->next(d)) chunks.push_back(*ch);
+      if (chunks.size() > 1) {  // the runtime runs it whole on home instead
+        s->split_declined(key);
+        Chunk whole = chunks.front();
+        whole.device = 0;
+        whole.first_group = 0;
+        whole.group_count = groups;
+        chunks = {whole};
+      }
+      for (const Chunk& ch : chunks) timings.push_back({ch, 3e-3, 1e-6});
+      s->report(key, timings);
+    }
+  }
+  std::unique_ptr<Scheduler> s = closed_four(options);
+  s->set_opening_cost(0.010);
+  for (int i = 0; i < 50; ++i) launch_whole(*s, key, groups, 3e-3);
+  EXPECT_EQ(s->devices_wanted(), 0u) << "a key whose splits were declined opened a device";
+  std::filesystem::remove_all(pattern);
+}
+
 }  // namespace
 }  // namespace libsplit::sched
