@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "no_regret_scheduler.h"
@@ -35,6 +36,29 @@ unsigned launch_whole(Scheduler& s, const LaunchKey& key, uint64_t groups, doubl
   s.report(key, timings);
   return s.devices_wanted();
 }
+
+// One launch of `key` as planned over whichever devices the plan uses, each
+// chunk taking seconds(chunk); probes reported as taking probe_seconds.
+void launch_planned(Scheduler& s, const LaunchKey& key, uint64_t groups,
+                    const std::function<double(const Chunk&)>& seconds, double probe_seconds) {
+  std::unique_ptr<LaunchPlan> plan = s.plan(key, groups);
+  std::vector<ChunkTiming> timings;
+  for (unsigned d = 0; d < kFourGpus.size(); ++d)
+    while (std::optional<Chunk> ch = plan->next(d)) timings.push_back({*ch, seconds(*ch), 1e-6});
+  s.report(key, timings);
+  for (const Chunk& p : plan->probes()) s.report_probe(key, {p, probe_seconds, 1e-6});
+}
+
+// A warm-start store in a fresh temporary folder, removed at the end.
+struct TempStore {
+  char path[32] = "/tmp/libsplit-opening-XXXXXX";
+  SchedulerOptions options;
+  TempStore() {
+    EXPECT_TRUE(mkdtemp(path));
+    options.warm_start_dir = std::string(path) + "/sched";
+  }
+  ~TempStore() { std::filesystem::remove_all(path); }
+};
 
 std::unique_ptr<Scheduler> closed_four(SchedulerOptions options = {}) {
   std::unique_ptr<Scheduler> s = make_scheduler("auto", kFourGpus, options);
@@ -115,10 +139,8 @@ TEST(DeviceOpening, WithoutAnOpeningCostTheFirstLaunchAsks) {
 // asks, however long it runs; a key stored whole by a run that never opened
 // another device (ep, too short) counts as if new.
 TEST(DeviceOpening, AStoredSplitOpensEverythingAtOnceAndAStoredWholeNothing) {
-  char pattern[] = "/tmp/libsplit-opening-XXXXXX";
-  ASSERT_TRUE(mkdtemp(pattern));
-  SchedulerOptions options;
-  options.warm_start_dir = std::string(pattern) + "/sched";
+  TempStore store;
+  const SchedulerOptions& options = store.options;
   const uint64_t groups = 512;
   const LaunchKey dense = key_named("matmul", groups), one_wave = key_named("nbody", groups),
                   short_run = key_named("ep", groups);
@@ -133,18 +155,10 @@ TEST(DeviceOpening, AStoredSplitOpensEverythingAtOnceAndAStoredWholeNothing) {
     // The earlier run, every device open: matmul's halves take half the
     // time, nbody's as long as the whole launch.
     std::unique_ptr<Scheduler> s = make_scheduler("auto", kFourGpus, options);
-    for (int i = 0; i < 30; ++i)
-      for (const LaunchKey* key : {&dense, &one_wave}) {
-        std::unique_ptr<LaunchPlan> plan = s->plan(*key, groups);
-        std::vector<ChunkTiming> timings;
-        for (unsigned d = 0; d < kFourGpus.size(); ++d)
-          while (std::optional<Chunk> ch = plan->next(d)) {
-            const double share = double(ch->group_count) / double(groups);
-            timings.push_back({*ch, key == &dense ? 20e-3 * share : 3.6e-3, 1e-6});
-          }
-        s->report(*key, timings);
-        for (const Chunk& p : plan->probes()) s->report_probe(*key, {p, 3.6e-3, 1e-6});
-      }
+    for (int i = 0; i < 30; ++i) {
+      launch_planned(*s, dense, groups, [&](const Chunk& ch) { return 20e-3 * double(ch.group_count) / double(groups); }, 3.6e-3);
+      launch_planned(*s, one_wave, groups, [](const Chunk&) { return 3.6e-3; }, 3.6e-3);
+    }
   }
   {
     std::unique_ptr<Scheduler> s = closed_four(options);
@@ -156,7 +170,6 @@ TEST(DeviceOpening, AStoredSplitOpensEverythingAtOnceAndAStoredWholeNothing) {
     launch_whole(*s, dense, groups, 20e-3);
     EXPECT_EQ(s->devices_wanted(), 2u) << "a stored split wants every device at once";
   }
-  std::filesystem::remove_all(pattern);
 }
 
 // Per command: a run of a command whose earlier run split with gain wants
@@ -164,10 +177,8 @@ TEST(DeviceOpening, AStoredSplitOpensEverythingAtOnceAndAStoredWholeNothing) {
 // LIBSPLIT_OPEN_DEVICES=start would); another command does not; a run of it
 // in which no split won makes the next one open on demand again.
 TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext) {
-  char pattern[] = "/tmp/libsplit-opening-XXXXXX";
-  ASSERT_TRUE(mkdtemp(pattern));
-  SchedulerOptions options;
-  options.warm_start_dir = std::string(pattern) + "/sched";
+  TempStore store;
+  const SchedulerOptions& options = store.options;
   const uint64_t groups = 512;
   const LaunchKey dense = key_named("matmul", groups);
   auto run = [&](const std::string& command, bool split_pays, unsigned* wanted_at_start,
@@ -176,17 +187,10 @@ TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext
     s->set_opening_cost(opening_cost);
     s->set_app(command);
     *wanted_at_start = s->devices_wanted();
-    for (int i = 0; i < 20; ++i) {
-      std::unique_ptr<LaunchPlan> plan = s->plan(dense, groups);
-      std::vector<ChunkTiming> timings;
-      for (unsigned d = 0; d < kFourGpus.size(); ++d)
-        while (std::optional<Chunk> ch = plan->next(d)) {
-          const double share = double(ch->group_count) / double(groups);
-          timings.push_back({*ch, split_pays ? 20e-3 * share : 20e-3, 1e-6});
-        }
-      s->report(dense, timings);
-      for (const Chunk& p : plan->probes()) s->report_probe(dense, {p, 20e-3, 1e-6});
-    }
+    for (int i = 0; i < 20; ++i)
+      launch_planned(*s, dense, groups, [&](const Chunk& ch) {
+        return split_pays ? 20e-3 * double(ch.group_count) / double(groups) : 20e-3;
+      }, 20e-3);
     s->end_run();
   };
   unsigned at_start = 99;
@@ -209,7 +213,6 @@ TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext
   EXPECT_EQ(at_start, 2u);
   run("./matmul --iters 100", false, &at_start);
   EXPECT_EQ(at_start, 0u) << "the run before did not split with gain: forgotten";
-  std::filesystem::remove_all(pattern);
 }
 
 // 3mm on 4 H100: its splits would move 33 MB each way, so the runtime
@@ -217,10 +220,8 @@ TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext
 // a split that cannot pay: stored so, the next run never opens a device for
 // it (warm runs of 3mm paid +250 ms of wall time for GPUs opened in vain).
 TEST(DeviceOpening, AKeyWhoseSplitsWereDeclinedIsStoredAsLost) {
-  char pattern[] = "/tmp/libsplit-opening-XXXXXX";
-  ASSERT_TRUE(mkdtemp(pattern));
-  SchedulerOptions options;
-  options.warm_start_dir = std::string(pattern) + "/sched";
+  TempStore store;
+  const SchedulerOptions& options = store.options;
   const uint64_t groups = 512;
   const LaunchKey key = key_named("mm3", groups);
   {
@@ -247,7 +248,6 @@ TEST(DeviceOpening, AKeyWhoseSplitsWereDeclinedIsStoredAsLost) {
   s->set_opening_cost(0.010);
   for (int i = 0; i < 50; ++i) launch_whole(*s, key, groups, 3e-3);
   EXPECT_EQ(s->devices_wanted(), 0u) << "a key whose splits were declined opened a device";
-  std::filesystem::remove_all(pattern);
 }
 
 }  // namespace
