@@ -23,9 +23,10 @@
 #   runs; the report comes after)  CTS_LIST=gpu (CTS_QUICK and CTS_GPU_EXTRA
 #   of scripts/conformance_lib.py; quick: CTS_QUICK only)  CTS_FULL=1 (every
 #   sub-test)
-# Results under $OUT (default /tmp/libsplit-out): report.txt (the table),
-# meta.txt, platforms.txt, devices.txt, run.log, the per-column .tsv files,
-# logs.tgz (each sub-test's output, cut to its first and last 32 KiB).
+# Results under $OUT (default /tmp/libsplit-out), three files: report.txt
+# (the table), run.log, results.tgz (meta.txt, platforms.txt, devices.txt,
+# the per-column .tsv files, each sub-test's log cut to its first and last
+# 32 KiB).
 set -uo pipefail
 pack=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/libsplit-out}
@@ -80,17 +81,19 @@ bash "$pack/scripts/conformance.sh" "${args[@]}" "$@" >"$res/report.stdout" 2>>"
 rc=$?
 echo "device-conformance: exit $rc after $((SECONDS - start)) s" >>"$out/run.log"
 
-cp "$res"/report.txt "$res"/meta.txt "$res"/*.tsv "$out/" 2>/dev/null
-cp "$res"/*.cut "$out/" 2>/dev/null
+cp "$res"/report.txt "$out/" 2>/dev/null
 [ -f "$out/report.txt" ] || cp "$res/report.stdout" "$out/report.txt" 2>/dev/null
-# Logs: each one cut to its head and tail, all in one archive.
+# Everything else in one archive (the device tool brings back only a few
+# files per call: on 2026-11-27 the .tsv files and the logs of a run with
+# 15 files under $OUT were left behind). Logs cut to their head and tail.
 if [ -d "$res/logs" ]; then
   find "$res/logs" -type f -size +64k | while IFS= read -r f; do
     { head -c 32768 "$f"; printf '\n[... %s bytes cut ...]\n' "$(($(stat -c %s "$f") - 65536))"
       tail -c 32768 "$f"; } >"$f.cut" && mv "$f.cut" "$f"
   done
-  tar czf "$out/logs.tgz" -C "$res" logs
 fi
+(cd "$out" && mv devices.txt platforms.txt "$res/" 2>/dev/null)
+tar czf "$out/results.tgz" -C "$res" . 2>/dev/null
 cat "$out/report.txt" 2>/dev/null
 tail -3 "$out/run.log"
 exit "$rc"
