@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Builds PoCL with the remote driver (client) and the pocld server, plus the
+# host CPU device ("cpu" in PoCL >= 6), from PoCL's public source at a pinned
+# release, against Debian's LLVM 16, into a cache folder (issue 26).
+#
+#   scripts/build-pocl-remote.sh            # build (or reuse) the cached build
+#   scripts/build-pocl-remote.sh --print    # print the install prefix, build nothing
+#   scripts/build-pocl-remote.sh --configure  # fetch packages, export the source, configure only
+#
+# Environment:
+#   LIBSPLIT_POCL_REMOTE_VERSION  release tag (default v6.0: LLVM 14-18, remote client+server)
+#   LIBSPLIT_POCL_REMOTE_DIR      cache folder (default ~/.cache/libsplit-pocl-remote/<version>)
+#   LIBSPLIT_POCL_SRC             PoCL source: a git directory (bare or not) holding the tag, an
+#                                 unpacked source tree of that release, or a .tar.gz of it
+#                                 (default /work/.mirror/pocl+pocl/repo)
+#   LIBSPLIT_POCL_JOBS            build jobs (default nproc)
+#
+# Result: <dir>/install/{bin/pocld,lib/libpocl.so,...} and <dir>/pocl.icd (the ICD file naming
+# that libpocl.so, for OCL_ICD_VENDORS). A second run finds <dir>/DONE and reuses the build.
+set -euo pipefail
+version=${LIBSPLIT_POCL_REMOTE_VERSION:-v6.0}
+dir=${LIBSPLIT_POCL_REMOTE_DIR:-$HOME/.cache/libsplit-pocl-remote/$version}
+src_in=${LIBSPLIT_POCL_SRC:-/work/.mirror/pocl+pocl/repo}
+jobs=${LIBSPLIT_POCL_JOBS:-$(nproc)}
+llvm_config=/usr/lib/llvm-16/bin/llvm-config
+
+say() { echo "[pocl-remote] $*"; }
+
+if [ "${1:-}" = --print ]; then
+  echo "$dir/install"
+  exit 0
+fi
+
+if [ -f "$dir/DONE" ] && [ -x "$dir/install/bin/pocld" ] && [ -f "$dir/pocl.icd" ]; then
+  say "reusing $dir ($(cat "$dir/DONE"))"
+  exit 0
+fi
+
+# --- packages (Debian 12), installed only when missing ---------------------------------------
+pkgs=(cmake ninja-build pkg-config llvm-16-dev libclang-16-dev libclang-cpp16-dev clang-16
+      ocl-icd-dev ocl-icd-libopencl1 libhwloc-dev zlib1g-dev libxml2-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing: ${missing[*]}"
+  sudo_=(); [ "$(id -u)" = 0 ] || sudo_=(sudo)
+  "${sudo_[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# --- source -----------------------------------------------------------------------------------
+mkdir -p "$dir"
+src=$dir/src
+if [ ! -f "$src/CMakeLists.txt" ]; then
+  rm -rf "$src.part"
+  mkdir -p "$src.part"
+  if [ -d "$src_in" ] && git --git-dir="$src_in" rev-parse --verify -q "$version^{commit}" >/dev/null 2>&1; then
+    say "exporting $version from git directory $src_in"
+    git --git-dir="$src_in" archive "$version" | tar -x -C "$src.part"
+  elif [ -d "$src_in/.git" ] && git -C "$src_in" rev-parse --verify -q "$version^{commit}" >/dev/null 2>&1; then
+    say "exporting $version from git checkout $src_in"
+    git -C "$src_in" archive "$version" | tar -x -C "$src.part"
+  elif [ -f "$src_in/CMakeLists.txt" ] && [ -d "$src_in/pocld" ]; then
+    say "copying source tree $src_in (taken to be PoCL $version)"
+    cp -a "$src_in/." "$src.part/"
+  elif [ -f "$src_in" ] && [[ "$src_in" == *.tar.gz || "$src_in" == *.tgz ]]; then
+    say "unpacking $src_in"
+    tar -xzf "$src_in" -C "$src.part" --strip-components=1
+  else
+    rm -rf "$src.part"
+    cat >&2 <<EOF
+[pocl-remote] no PoCL source at '$src_in' (a git directory with tag $version, a source tree or a .tar.gz).
+Get the source once, then run this script again, e.g.:
+  git clone --branch $version --depth 1 https://github.com/pocl/pocl.git ~/src/pocl-$version
+  LIBSPLIT_POCL_SRC=~/src/pocl-$version bash scripts/build-pocl-remote.sh
+or download https://github.com/pocl/pocl/archive/refs/tags/$version.tar.gz and pass its path.
+EOF
+    exit 2
+  fi
+  [ -d "$src.part/pocld" ] && [ -d "$src.part/lib/CL/devices/remote" ] || { say "the source has no pocld/: not a PoCL >= 5.0 tree" >&2; exit 2; }
+  mv "$src.part" "$src"
+fi
+
+# --- configure ----------------------------------------------------------------------------------
+build=$dir/build
+prefix=$dir/install
+start=$SECONDS
+if [ ! -f "$build/build.ninja" ]; then
+  say "configuring (LLVM $($llvm_config --version), $jobs jobs)"
+  # Only the host CPU device, the remote client and the pocld server; no tests, examples, poclcc,
+  # SPIR-V or other drivers. The kernel library is built for this machine's CPU ("native").
+  # (from inside the build folder: PoCL's configure leaves compile_test_* files in the cwd)
+  mkdir -p "$build"
+  (cd "$build" && nice -n 10 cmake -S "$src" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
+    -DWITH_LLVM_CONFIG="$llvm_config" \
+    -DENABLE_ICD=ON -DENABLE_LOADABLE_DRIVERS=ON \
+    -DENABLE_HOST_CPU_DEVICES=ON -DENABLE_REMOTE_CLIENT=ON -DENABLE_REMOTE_SERVER=ON \
+    -DENABLE_TESTS=OFF -DENABLE_EXAMPLES=OFF -DENABLE_POCLCC=OFF -DENABLE_SPIRV=OFF \
+    -DENABLE_HSA=OFF -DENABLE_CUDA=OFF -DENABLE_LEVEL0=OFF -DENABLE_VULKAN=OFF \
+    -DENABLE_ALMAIF_DEVICE=OFF -DENABLE_TBB_DEVICE=OFF -DENABLE_PROXY_DEVICE=OFF \
+    -DENABLE_RDMA=OFF -DENABLE_LTTNG=OFF -DENABLE_DOXYGEN=OFF) \
+    >"$dir/configure.log" 2>&1 || { tail -40 "$dir/configure.log" >&2; say "configure failed: $dir/configure.log" >&2; exit 1; }
+fi
+
+[ "${1:-}" = --configure ] && { say "configured: $build"; exit 0; }
+
+# --- build, a progress line at least every 30 s ----------------------------------------------------
+log=$dir/build.log
+say "building in $build (log: $log)"
+NINJA_STATUS='[%f/%t] ' nice -n 10 cmake --build "$build" -j "$jobs" >"$log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true' INT TERM
+while kill -0 "$pid" 2>/dev/null; do
+  for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+  step=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -1 || true)
+  say "$(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s ${step:-[configuring]}"
+done
+if ! wait "$pid"; then
+  grep -m 20 -B2 -A10 'error' "$log" >&2 || tail -40 "$log" >&2
+  say "build failed: $log" >&2
+  exit 1
+fi
+cmake --install "$build" >"$dir/install.log" 2>&1 || { tail -20 "$dir/install.log" >&2; exit 1; }
+[ -x "$prefix/bin/pocld" ] || { say "no pocld installed under $prefix/bin" >&2; exit 1; }
+lib=$(find "$prefix" -name libpocl.so | head -1)
+[ -n "$lib" ] || { say "no libpocl.so under $prefix" >&2; exit 1; }
+echo "$lib" >"$dir/pocl.icd"
+commit=$(git --git-dir="$src_in" rev-parse "$version^{commit}" 2>/dev/null || echo unknown)
+echo "PoCL $version ($commit), built $(date -u +%FT%TZ) in $((SECONDS - start)) s" >"$dir/DONE"
+say "done in $((SECONDS - start)) s: $prefix (ICD file $dir/pocl.icd)"
