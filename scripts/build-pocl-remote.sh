@@ -17,6 +17,7 @@
 #
 # Result: <dir>/install/{bin/pocld,lib/libpocl.so,...} and <dir>/pocl.icd (the ICD file naming
 # that libpocl.so, for OCL_ICD_VENDORS). A second run finds <dir>/DONE and reuses the build.
+# Two small fixes of ours to the remote client are applied to the exported source (see patch_source).
 set -euo pipefail
 version=${LIBSPLIT_POCL_REMOTE_VERSION:-v6.0}
 dir=${LIBSPLIT_POCL_REMOTE_DIR:-$HOME/.cache/libsplit-pocl-remote/$version}
@@ -101,9 +102,9 @@ patch_source() {
   perl -0pi -e 's/(\n  )running_cmd->status = NETCMD_FINISHED;\n(\n  if \(running_cmd->synchronous\)\n    \{\n      POCL_LOCK \(running_cmd->data\.sync\.mutex\);\n)/$1if (!running_cmd->synchronous)\n    running_cmd->status = NETCMD_FINISHED;\n$2      running_cmd->status = NETCMD_FINISHED; \/* libsplit: status under the mutex *\/\n/' "$f"
   perl -0pi -e 's/(\n          cmd->request\.waitlist_size = cmd->req_waitlist_size;\n)/$1          int libsplit_async = !cmd->synchronous; \/* libsplit: no write-end timestamp on the stack *\/\n/; s/(\n)(          POCL_ATOMIC_STORE \(cmd->client_write_end_timestamp_ns,\n                             pocl_gettimemono_ns \(\)\);\n\n          TP_MSG_SENT)/$1          if (libsplit_async)\n  $2/' "$f"
   if grep -q 'libsplit: status under the mutex' "$f" && grep -q 'if (libsplit_async)' "$f"; then
-    say "patched the remote client's synchronous-command race ($f)"
+    say "patched the remote client's two synchronous-command races ($f)"
   else
-    say "warning: the remote client's race patch did not apply to this version (left as is)"
+    say "warning: the remote client's race patches did not apply to this version (left as is)"
   fi
 }
 patch_source
