@@ -17,6 +17,7 @@
 #
 # Result: <dir>/install/{bin/pocld,lib/libpocl.so,...} and <dir>/pocl.icd (the ICD file naming
 # that libpocl.so, for OCL_ICD_VENDORS). A second run finds <dir>/DONE and reuses the build.
+# Two small fixes of ours to the remote client are applied to the exported source (see patch_source).
 set -euo pipefail
 version=${LIBSPLIT_POCL_REMOTE_VERSION:-v6.0}
 dir=${LIBSPLIT_POCL_REMOTE_DIR:-$HOME/.cache/libsplit-pocl-remote/$version}
@@ -31,7 +32,9 @@ if [ "${1:-}" = --print ]; then
   exit 0
 fi
 
-if [ -f "$dir/DONE" ] && [ -x "$dir/install/bin/pocld" ] && [ -f "$dir/pocl.icd" ]; then
+# Bumped whenever patch_source below changes, so that a cached build is rebuilt.
+patch_level=2
+if [ -f "$dir/DONE" ] && grep -q "patch $patch_level\$" "$dir/DONE" && [ -x "$dir/install/bin/pocld" ] && [ -f "$dir/pocl.icd" ]; then
   say "reusing $dir ($(cat "$dir/DONE"))"
   exit 0
 fi
@@ -83,6 +86,29 @@ EOF
   mv "$src.part" "$src"
 fi
 
+# --- our fixes of two races in the remote client (v6.0; v7.0's code is the same) ---------------------
+# A synchronous network command lives on the waiting thread's stack. (1) The reader thread marks
+# it finished *before* taking its mutex, so the waiter can see the status, return and reuse that
+# stack while the reader locks and signals the dead mutex; (2) the writer thread queues it for the
+# reader *before* sending it and stores its write-end timestamp *after*: on loopback the reply can
+# come, the waiter return, and the timestamp land in the waiter's reused stack. Seen here as
+# SIGSEGV in pocl_command_enqueue on a "mutex" whose address is a monotonic-clock value, in about
+# 1 of 3 cold runs of gemm (natively on a remote device as well as under libsplit). We set the
+# status under the mutex, and store the timestamp only for asynchronous commands (the only ones
+# whose events read it), deciding that before the send.
+patch_source() {
+  local f=$src/lib/CL/devices/remote/communication.c
+  grep -q 'libsplit: no write-end timestamp' "$f" && return 0
+  perl -0pi -e 's/(\n  )running_cmd->status = NETCMD_FINISHED;\n(\n  if \(running_cmd->synchronous\)\n    \{\n      POCL_LOCK \(running_cmd->data\.sync\.mutex\);\n)/$1if (!running_cmd->synchronous)\n    running_cmd->status = NETCMD_FINISHED;\n$2      running_cmd->status = NETCMD_FINISHED; \/* libsplit: status under the mutex *\/\n/' "$f"
+  perl -0pi -e 's/(\n          cmd->request\.waitlist_size = cmd->req_waitlist_size;\n)/$1          int libsplit_async = !cmd->synchronous; \/* libsplit: no write-end timestamp on the stack *\/\n/; s/(\n)(          POCL_ATOMIC_STORE \(cmd->client_write_end_timestamp_ns,\n                             pocl_gettimemono_ns \(\)\);\n\n          TP_MSG_SENT)/$1          if (libsplit_async)\n  $2/' "$f"
+  if grep -q 'libsplit: status under the mutex' "$f" && grep -q 'if (libsplit_async)' "$f"; then
+    say "patched the remote client's two synchronous-command races ($f)"
+  else
+    say "warning: the remote client's race patches did not apply to this version (left as is)"
+  fi
+}
+patch_source
+
 # --- configure ----------------------------------------------------------------------------------
 build=$dir/build
 prefix=$dir/install
@@ -129,5 +155,5 @@ lib=$(find "$prefix" -name libpocl.so | head -1)
 [ -n "$lib" ] || { say "no libpocl.so under $prefix" >&2; exit 1; }
 echo "$lib" >"$dir/pocl.icd"
 commit=$(git --git-dir="$src_in" rev-parse "$version^{commit}" 2>/dev/null || echo unknown)
-echo "PoCL $version ($commit), built $(date -u +%FT%TZ) in $((SECONDS - start)) s" >"$dir/DONE"
+echo "PoCL $version ($commit), built $(date -u +%FT%TZ) in $((SECONDS - start)) s, patch $patch_level" >"$dir/DONE"
 say "done in $((SECONDS - start)) s: $prefix (ICD file $dir/pocl.icd)"
