@@ -1,5 +1,6 @@
 // Where libsplit keeps what it caches across runs (libsplit-cc's entries,
-// binary origins, device binaries): one rule for the compiler and the shim.
+// binary origins, device binaries, the scheduler's warm start), and how a
+// file gets there: one rule for the compiler and the shim.
 #pragma once
 
 #include <string>
@@ -10,5 +11,11 @@ namespace libsplit {
 // $XDG_CACHE_HOME/libsplit, else ~/.cache/libsplit, else
 // /tmp/libsplit-cache-<uid>.
 std::string cache_dir(const std::string& configured = "");
+
+// Writes dir/name privately and atomically (directories 0700, file 0600,
+// temporary file renamed into place: a reader sees the old file or the new
+// one, never a part); false with the reason in *why.
+bool write_private_file(const std::string& dir, const std::string& name, const std::string& bytes,
+                        std::string* why);
 
 }  // namespace libsplit

@@ -2,12 +2,7 @@
 
 #include "libsplit/cache_dir.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <array>
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -58,44 +53,8 @@ void compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
   h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-bool make_dirs(const std::string& dir) {
-  for (size_t pos = 0; pos != std::string::npos;) {
-    pos = dir.find('/', pos + 1);
-    std::string p = dir.substr(0, pos);
-    if (!p.empty() && ::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
-bool write_private_file(const std::string& dir, const std::string& name, const std::string& bytes,
-                        std::string* why) {
-  if (!make_dirs(dir)) {
-    *why = "cannot create " + dir + ": " + std::strerror(errno);
-    return false;
-  }
-  std::string tmp = dir + "/.tmp-" + name.substr(0, 16) + "-XXXXXX";
-  int fd = ::mkstemp(tmp.data());  // 0600
-  if (fd < 0) {
-    *why = "cannot create a file in " + dir + ": " + std::strerror(errno);
-    return false;
-  }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += size_t(n);
-  }
-  ::close(fd);
-  if (done != bytes.size() || ::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) {
-    *why = "cannot write " + tmp + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
-}
 
 
 std::string sha256_hex(const unsigned char* data, size_t size) {

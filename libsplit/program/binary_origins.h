@@ -36,9 +36,4 @@ std::optional<BinaryOrigin> find_binary_origin(const std::string& dir,
 // Hex SHA-256 of a byte string (FIPS 180-4).
 std::string sha256_hex(const unsigned char* data, size_t size);
 
-// Writes dir/name privately and atomically (directories 0700, file 0600,
-// temporary file renamed into place); false with the reason in *why.
-bool write_private_file(const std::string& dir, const std::string& name, const std::string& bytes,
-                        std::string* why);
-
 }  // namespace libsplit

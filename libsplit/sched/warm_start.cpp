@@ -2,8 +2,6 @@
 
 #include "libsplit/cache_dir.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,33 +30,8 @@ std::string hex(uint64_t value) {
   return buffer;
 }
 
-// mkdir -p with mode 0700 for the directories we create.
-bool make_directories(const std::string& path) {
-  if (path.empty()) return false;
-  struct stat info;
-  if (stat(path.c_str(), &info) == 0) return S_ISDIR(info.st_mode);
-  size_t slash = path.find_last_of('/');
-  if (slash != std::string::npos && slash > 0 && !make_directories(path.substr(0, slash)))
-    return false;
-  return mkdir(path.c_str(), 0700) == 0 || errno == EEXIST;
-}
-
 constexpr const char* kMagic = "libsplit-sched-warmstart 1";
 constexpr const char* kAppMagic = "libsplit-sched-app 1";
-
-// Written to a temporary file then renamed: a reader sees the old file or
-// the new one, never a part.
-bool write_atomically(const std::string& final_path, const std::string& text) {
-  std::string temporary = final_path + ".tmp.XXXXXX";
-  int fd = mkstemp(temporary.data());
-  if (fd < 0) return false;
-  fchmod(fd, 0600);
-  bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
-  ok = (close(fd) == 0) && ok;
-  if (ok) ok = std::rename(temporary.c_str(), final_path.c_str()) == 0;
-  if (!ok) unlink(temporary.c_str());
-  return ok;
-}
 
 }  // namespace
 
@@ -86,8 +59,12 @@ std::string WarmStartStore::directory_from_environment() {
   return cache_dir() + "/sched";  // the one rule of libsplit's caches
 }
 
+std::string WarmStartStore::name_for(const LaunchKey& key) const {
+  return hex(fnv1a(describe(key) + "#" + device_set_)) + ".txt";
+}
+
 std::string WarmStartStore::path_for(const LaunchKey& key) const {
-  return directory_ + "/" + hex(fnv1a(describe(key) + "#" + device_set_)) + ".txt";
+  return directory_ + "/" + name_for(key);
 }
 
 std::optional<StoredDecision> WarmStartStore::load(const LaunchKey& key) const {
@@ -126,23 +103,23 @@ std::optional<StoredDecision> WarmStartStore::load(const LaunchKey& key) const {
 
 bool WarmStartStore::save(const LaunchKey& key, const StoredDecision& decision) const {
   if (directory_.empty() || decision.shares.size() != device_count_) return false;
-  if (!make_directories(directory_)) return false;
   std::ostringstream out;
   out.precision(17);
   out << kMagic << "\nkey " << describe(key) << "\ndevices " << device_set_ << "\nwhole "
       << (decision.whole_device ? long(*decision.whole_device) : -1L) << "\nshares";
   for (double share : decision.shares) out << ' ' << share;
   out << "\nsplit_lost " << int(decision.split_lost) << '\n';
-  return write_atomically(path_for(key), out.str());
+  std::string why;
+  return write_private_file(directory_, name_for(key), out.str(), &why);
 }
 
-std::string WarmStartStore::app_path(const std::string& app) const {
-  return directory_ + "/app-" + hex(fnv1a(app + "#" + device_set_)) + ".txt";
+std::string WarmStartStore::app_name(const std::string& app) const {
+  return "app-" + hex(fnv1a(app + "#" + device_set_)) + ".txt";
 }
 
 bool WarmStartStore::app_split_before(const std::string& app) const {
   if (directory_.empty() || app.empty()) return false;
-  std::ifstream in(app_path(app));
+  std::ifstream in(directory_ + "/" + app_name(app));
   std::string magic, devices_line, app_line;
   return std::getline(in, magic) && magic == kAppMagic && std::getline(in, devices_line) &&
          devices_line == "devices " + device_set_ && std::getline(in, app_line) &&
@@ -151,10 +128,11 @@ bool WarmStartStore::app_split_before(const std::string& app) const {
 
 bool WarmStartStore::remember_app(const std::string& app, bool split_paid) const {
   if (directory_.empty() || app.empty()) return false;
-  if (!split_paid) return unlink(app_path(app).c_str()) == 0 || errno == ENOENT;
-  if (!make_directories(directory_)) return false;
-  return write_atomically(app_path(app),
-                          std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app + "\n");
+  const std::string name = app_name(app);
+  if (!split_paid) return unlink((directory_ + "/" + name).c_str()) == 0 || errno == ENOENT;
+  std::string why;
+  return write_private_file(directory_, name,
+                            std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app + "\n", &why);
 }
 
 }  // namespace libsplit::sched

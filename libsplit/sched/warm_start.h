@@ -47,7 +47,8 @@ class WarmStartStore {
   bool remember_app(const std::string& app, bool split_paid) const;
 
  private:
-  std::string app_path(const std::string& app) const;
+  std::string name_for(const LaunchKey& key) const;  // the file's name in directory_
+  std::string app_name(const std::string& app) const;
 
   std::string directory_;
   std::string device_set_;  // canonical description of the device set

@@ -18,6 +18,7 @@
 // --delay-ms waits before building (tests: a build still running at exit).
 #include "binary_origins.h"
 #include "device_binary_file.h"
+#include "libsplit/cache_dir.h"
 
 #include <CL/cl.h>
 
