@@ -374,16 +374,19 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
     };
     return has_gpu(a) && !has_gpu(b);
   });
-  // Schedulers with fixed devices want every device at once; the default
-  // one too where an earlier run of this command split with gain.
-  if (!scheduler->plans_by_readiness() || controls.open_devices == "start") devices_wanted = 2;
-  else if (controls.open_devices == "demand" && scheduler->devices_wanted() >= 2) {
+  // On demand, the scheduler says what it wants from the start: every device
+  // for schedulers with fixed devices, and for the default one where an
+  // earlier run of this command split with gain.
+  if (controls.open_devices == "start") {
     devices_wanted = 2;
-    log_line(2, "an earlier run of this command split with gain: every device opens now");
+  } else {
+    if (controls.open_devices != "demand")
+      fprintf(stderr, "libsplit: LIBSPLIT_OPEN_DEVICES='%s' is not demand or start; using demand\n",
+              controls.open_devices.c_str());
+    devices_wanted = scheduler->devices_wanted();
+    if (devices_wanted >= 2 && scheduler->plans_by_readiness())
+      log_line(2, "an earlier run of this command split with gain: every device opens now");
   }
-  else if (controls.open_devices != "demand")
-    fprintf(stderr, "libsplit: LIBSPLIT_OPEN_DEVICES='%s' is not demand or start; using demand\n",
-            controls.open_devices.c_str());
   open_in_background(*this, later, open_slot);
   return CL_SUCCESS;
 }
