@@ -42,16 +42,7 @@ fi
 # --- packages (Debian 12), installed only when missing ---------------------------------------
 pkgs=(cmake ninja-build pkg-config llvm-16-dev libclang-16-dev libclang-cpp16-dev clang-16
       ocl-icd-dev ocl-icd-libopencl1 libhwloc-dev zlib1g-dev libxml2-dev)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing: ${missing[*]}"
-  sudo_=(); [ "$(id -u)" = 0 ] || sudo_=(sudo)
-  "${sudo_[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+bash "$(dirname "${BASH_SOURCE[0]}")/install-deps.sh" "${pkgs[@]}"
 
 # --- source -----------------------------------------------------------------------------------
 mkdir -p "$dir"

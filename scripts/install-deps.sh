@@ -2,6 +2,9 @@
 # Installs every Debian package libsplit needs to build, test and benchmark.
 # Idempotent: packages already present are skipped, so both README commands
 # can call it on every run. Needs root (or sudo) on Debian 12.
+#   scripts/install-deps.sh              the project's packages
+#   scripts/install-deps.sh PKG...       these instead (other scripts' needs,
+#                                        e.g. build-pocl-remote.sh)
 set -euo pipefail
 
 packages=(
@@ -13,6 +16,7 @@ packages=(
   piglit spirv-tools oclgrind clpeak libclblast-dev libviennacl-dev libclfft-dev
   python-pyopencl-doc
 )
+[ $# -eq 0 ] || packages=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
