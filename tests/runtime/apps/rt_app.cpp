@@ -1128,6 +1128,13 @@ int images2q(Cl& cl) {
   print("sum", sums);
   CHECK(clEnqueueReadImage(q1, b, CL_TRUE, origin, region, 0, 0, px.data(), 0, nullptr, nullptr));
   print("b", px);
+  // Image arguments set with the wrong kind of object or size: the same
+  // codes as natively (PoCL 3.1 takes either kind; NVIDIA's driver rejects a
+  // null image, so the shim does not check an image by passing null).
+  printf("buffer as image arg: %d\n", clSetKernelArg(shift, 0, sizeof sum, &sum));
+  printf("image as buffer arg: %d\n", clSetKernelArg(shift, 2, sizeof a, &a));
+  printf("image arg of wrong size: %d\n", clSetKernelArg(shift, 0, 4, &a));
+  printf("image arg set again: %d\n", clSetKernelArg(shift, 0, sizeof b, &b));
   clReleaseMemObject(a);
   clReleaseMemObject(b);
   clReleaseMemObject(sum);
