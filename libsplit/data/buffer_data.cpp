@@ -30,7 +30,6 @@ BufferStore::~BufferStore() {
   deferred_flush_store(*this);
   // The shadow is freed below: no device write may still read it.
   before_shadow_change(*this, Range{0, size});
-  for (auto& [key, m] : dev_sub) release_device_mem(m);
   for (cl_mem m : dev_mem) release_device_mem(m);
   for (cl_mem m : probe_mem) release_device_mem(m);
 }
@@ -59,19 +58,15 @@ cl_mem device_arg(cl_mem m, unsigned device, cl_int* err) {
   BufferStore& s = *m->store;
   cl_mem whole = device_buffer(s, device, err);
   if (!whole || !m->parent) return whole;
-  // With the app's access flags, as the app's own sub-buffer would be: on
-  // an H100 the CTS's sub_buffers_overlapping (16 overlapping read-only
-  // sub-buffers read by kernels) crashed in NVIDIA's clReleaseMemObject of
-  // read-write ones at the store's end.
+  std::lock_guard lock(m->mutex);
+  if (m->device_subs.size() <= device) m->device_subs.resize(device + 1, nullptr);
+  if (cl_mem sub = m->device_subs[device]) return sub;
+  // With the app's access flags, as the app's own sub-buffer would be.
   const cl_mem_flags access = m->flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY);
-  auto key = std::make_tuple(device, m->origin, m->size, access);
-  auto it = s.dev_sub.find(key);
-  if (it != s.dev_sub.end()) return it->second;
   cl_buffer_region region{m->origin, m->size};
-  cl_mem sub = real().clCreateSubBuffer(whole, access ? access : CL_MEM_READ_WRITE,
-                                        CL_BUFFER_CREATE_TYPE_REGION, &region, err);
-  if (sub) s.dev_sub.emplace(key, sub);
-  return sub;
+  m->device_subs[device] = real().clCreateSubBuffer(whole, access ? access : CL_MEM_READ_WRITE,
+                                                    CL_BUFFER_CREATE_TYPE_REGION, &region, err);
+  return m->device_subs[device];
 }
 
 namespace {

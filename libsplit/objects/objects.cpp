@@ -127,6 +127,7 @@ void release(cl_mem m) {
     live_mems().erase(m);
   }
   release_device_mem(m->pipe);
+  for (cl_mem sub : m->device_subs) release_device_mem(sub);
   m->hdr.magic = 0;
   delete m;
   if (parent) release(parent);

@@ -64,9 +64,6 @@ struct BufferStore {
   IntervalSet undefined;
   std::vector<cl_mem> dev_mem;      // per runtime device, created lazily
   std::vector<IntervalSet> dev_valid;
-  // Device sub-buffers handed to kernels for app sub-buffers: (device,
-  // origin, size, the app's access flags) -> mem.
-  std::map<std::tuple<unsigned, uint64_t, uint64_t, cl_mem_flags>, cl_mem> dev_sub;
   // Per device, a private copy that speculative probes read and write
   // (launch_probe.cpp): never valid data, never seen by the app.
   std::vector<cl_mem> probe_mem;
@@ -157,6 +154,11 @@ struct _cl_mem {
   void* host_ptr = nullptr;            // as given by the app
   cl_mem parent = nullptr;             // sub-buffers: retained parent
   uint64_t origin = 0;                 // offset in the root store
+  // Sub-buffers: per runtime device, the driver's sub-buffer handed to
+  // kernels (device_arg), made on first use and released with this object,
+  // as the app releases its own (NVIDIA's driver crashed releasing 16
+  // overlapping ones together at the parent's end; the app's order works).
+  std::vector<cl_mem> device_subs;
   std::shared_ptr<libsplit::BufferStore> store;
   std::vector<cl_mem_properties> properties;
   std::atomic<cl_uint> map_count{0};
