@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Packs what a benchmark run needs on another machine of the same Debian
 # release (the GPU machine has the LLVM/Clang 16 runtime libraries but no
-# headers): the shim, its tools, libsplit-cc and the bench apps, stripped, in
-# the build tree's own layout so the shim finds libsplit-cc (../passes/).
+# headers): the shim, its tools, libsplit-cc, the bench apps and the test apps
+# (tests/apps/bin), stripped, in the build tree's own layout so the shim finds
+# libsplit-cc (../passes/), and scripts/device-apps-check.sh as
+# DEST/device-apps-check.sh (every app natively and under the shim, compared).
 #   scripts/device-pack.sh [--with-cts DIR] [BUILD_DIR] [DEST]
 #     (defaults: ./build, ./.devpack)
 #   --with-cts DIR  also the CTS suites test_basic, test_api, test_buffers and
@@ -20,7 +22,7 @@ args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --with-cts) cts=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) args+=("$1"); shift ;;
   esac
 done
@@ -44,6 +46,9 @@ install -s "$build/libsplit/libsplit.so" "$build/libsplit/libsplit-run" \
            "$build/libsplit/libsplit-info" "$build/libsplit/libsplit-build" "$dest/libsplit/"
 mkdir -p "$dest/tests"
 install -s "$build/tests/runtime/rt_app" "$dest/tests/"
+mkdir -p "$dest/tests/apps"
+install -s "$build"/tests/apps/bin/* "$dest/tests/apps/"
+cp "$root/scripts/device-apps-check.sh" "$dest/device-apps-check.sh"
 install -s "$build/passes/libsplit-cc" "$dest/passes/"
 install -s "$build"/bench/bin/* "$dest/bench/bin/"
 git -C "$root" rev-parse --short HEAD >"$dest/COMMIT" 2>/dev/null || echo unknown >"$dest/COMMIT"
