@@ -321,9 +321,11 @@ cl_int clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void* value
     // The native kernel checks index and size with a null buffer, but an
     // image argument takes no null (NVIDIA: CL_INVALID_MEM_OBJECT, the CTS's
     // kernel_arg_changes): an image of ours is taken as the native kernel
-    // takes any image; anything else still gets the native check.
+    // takes any image, on an image argument or where the driver gives no
+    // argument info (NVIDIA without -cl-kernel-arg-info); anything else
+    // still gets the native check.
     cl_mem none = nullptr;
-    const bool image_for_image = k->image_arg[index] && m && m->image;
+    const bool image_for_image = m && m->image && (k->image_arg[index] || !aq);
     if (!image_for_image)
       if (cl_int err = real().clSetKernelArg(k->native, index, size, &none)) return err;
     a.kind = ArgValue::Kind::Mem;
