@@ -113,22 +113,26 @@ void NoRegretScheduler::set_opening_cost(double seconds) {
 void NoRegretScheduler::set_app(const std::string& command_line) {
   std::lock_guard lock(mutex_);
   app_ = command_line;
-  app_split_before_ = warm_start_ && warm_start_->app_split_before(app_);
-  if (app_split_before_) want(2);
+  if (warm_start_) app_opening_ = warm_start_->app_opening(app_);
+  if (app_opening_ == WarmStartStore::Opening::paid) want(2);
 }
 
-// Remembered where this run's splits saved more than opening every other
-// device costs (3mm on 4 H100 split a little and, opened at once in the
-// next runs, paid +0.44 s of wall time for it); otherwise forgotten, so the
-// next run opens on demand again.
+// A run that opened devices tells the next ones whether that paid: its
+// splits saved more than opening every other device costs (matmul), or not
+// (3mm on 4 H100 split a little and, opened at once in the next runs, paid
+// +0.44 s of wall time for it; gemm saved 35 ms of its loop for +207 ms of
+// wall time, the openings and their teardown at exit). A run that opened
+// nothing leaves the verdict as it was.
 void NoRegretScheduler::end_run() {
   std::lock_guard lock(mutex_);
-  if (!warm_start_ || app_.empty()) return;
+  if (!warm_start_ || app_.empty() || wanted_.load(std::memory_order_relaxed) == 0) return;
   const bool paid = split_gain_ > 0 && split_gain_ >= opening_cost_ * double(devices_.size() - 1);
-  if (paid || app_split_before_) warm_start_->remember_app(app_, paid);
+  warm_start_->remember_app(app_, paid ? WarmStartStore::Opening::paid : WarmStartStore::Opening::lost);
 }
 
+// Nothing opens for a command whose last openings did not pay.
 void NoRegretScheduler::want(unsigned level) {
+  if (app_opening_ == WarmStartStore::Opening::lost) return;
   if (wanted_.load(std::memory_order_relaxed) < level) wanted_.store(level, std::memory_order_relaxed);
 }
 

@@ -188,7 +188,8 @@ class NoRegretScheduler final : public Scheduler {
   double opening_cost_ = 0;          // seconds (set_opening_cost)
   double run_for_opening_ = 0;       // seconds counted toward it
   std::string app_;                  // set_app
-  bool app_split_before_ = false;    // an earlier run of app_ split with gain
+  // What opening devices did for app_'s last run that opened them.
+  WarmStartStore::Opening app_opening_ = WarmStartStore::Opening::unknown;
   double split_gain_ = 0;            // seconds splits saved in this run against whole
   unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per

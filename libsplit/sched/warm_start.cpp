@@ -117,22 +117,27 @@ std::string WarmStartStore::app_name(const std::string& app) const {
   return "app-" + hex(fnv1a(app + "#" + device_set_)) + ".txt";
 }
 
-bool WarmStartStore::app_split_before(const std::string& app) const {
-  if (directory_.empty() || app.empty()) return false;
+WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app) const {
+  if (directory_.empty() || app.empty()) return Opening::unknown;
   std::ifstream in(directory_ + "/" + app_name(app));
-  std::string magic, devices_line, app_line;
-  return std::getline(in, magic) && magic == kAppMagic && std::getline(in, devices_line) &&
-         devices_line == "devices " + device_set_ && std::getline(in, app_line) &&
-         app_line == "app " + app;
+  std::string magic, devices_line, app_line, verdict;
+  if (!(std::getline(in, magic) && magic == kAppMagic && std::getline(in, devices_line) &&
+        devices_line == "devices " + device_set_ && std::getline(in, app_line) && app_line == "app " + app))
+    return Opening::unknown;
+  // Files of before the verdict line were written only when opening paid.
+  if (!std::getline(in, verdict)) return Opening::paid;
+  return verdict == "opening lost" ? Opening::lost : verdict == "opening paid" ? Opening::paid : Opening::unknown;
 }
 
-bool WarmStartStore::remember_app(const std::string& app, bool split_paid) const {
+bool WarmStartStore::remember_app(const std::string& app, Opening verdict) const {
   if (directory_.empty() || app.empty()) return false;
   const std::string name = app_name(app);
-  if (!split_paid) return unlink((directory_ + "/" + name).c_str()) == 0 || errno == ENOENT;
+  if (verdict == Opening::unknown) return unlink((directory_ + "/" + name).c_str()) == 0 || errno == ENOENT;
   std::string why;
   return write_private_file(directory_, name,
-                            std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app + "\n", &why);
+                            std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app +
+                                (verdict == Opening::paid ? "\nopening paid\n" : "\nopening lost\n"),
+                            &why);
 }
 
 }  // namespace libsplit::sched

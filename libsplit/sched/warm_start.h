@@ -39,12 +39,14 @@ class WarmStartStore {
 
   std::string path_for(const LaunchKey& key) const;
 
-  // Per command (`app`: its command line): whether an earlier run of it on
-  // this device set had a split that paid off, so that the next run opens
-  // every device at its first context instead of on demand.
-  bool app_split_before(const std::string& app) const;
-  // split_paid false forgets it.
-  bool remember_app(const std::string& app, bool split_paid) const;
+  // Per command (`app`: its command line) on this device set: what opening
+  // the devices outside the app's context did for the last run of it that
+  // opened them. paid: its splits saved more than the openings cost (the
+  // next run opens every device at its first context); lost: they did not
+  // (the next runs open none); unknown: never opened (on demand).
+  enum class Opening { unknown, paid, lost };
+  Opening app_opening(const std::string& app) const;
+  bool remember_app(const std::string& app, Opening verdict) const;
 
  private:
   std::string name_for(const LaunchKey& key) const;  // the file's name in directory_
