@@ -71,8 +71,14 @@ cl_mem create_native_image(cl_context ctx, const cl_image_desc* desc, const Nati
       return refuse(CL_INVALID_OPERATION);
     }
     cl_int err = CL_SUCCESS;
-    stand_in = real().clCreateBuffer(ctx->real, over->flags & ~cl_mem_flags(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR),
-                                     over->size, nullptr, &err);
+    // A buffer made with a host pointer flag: the stand-in uses our copy of
+    // its bytes, so that the native image answers CL_MEM_FLAGS as it would
+    // over the app's buffer (PoCL's inherits the buffer's host pointer
+    // flags, NVIDIA's does not: create_image).
+    constexpr cl_mem_flags kHostPtr = CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR;
+    const bool host_flags = over->flags & kHostPtr;
+    stand_in = real().clCreateBuffer(ctx->real, (over->flags & ~kHostPtr) | (host_flags ? CL_MEM_USE_HOST_PTR : 0),
+                                     over->size, host_flags ? over->store->shadow + over->origin : nullptr, &err);
     if (!stand_in) return refuse(err);
     native_desc = *desc;
     native_desc.mem_object = stand_in;
@@ -200,9 +206,10 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
   retain(ctx);
   m->type = type;
   m->flags = native_flags;
-  // Over a buffer the image inherits its host-pointer flags (the stand-in
-  // buffer had none).
-  if (over) m->flags |= over->flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR);
+  // Over a buffer, the native image told whether it inherits the buffer's
+  // host pointer flags (its stand-in had USE_HOST_PTR for any of them).
+  constexpr cl_mem_flags kHostPtr = CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR;
+  if (over) m->flags = (native_flags & ~kHostPtr) | ((native_flags & CL_MEM_USE_HOST_PTR) ? over->flags & kHostPtr : 0);
   m->size = mem_size;
   m->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
   m->image = std::move(store);

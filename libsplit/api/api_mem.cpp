@@ -41,7 +41,16 @@ cl_mem create_buffer(cl_context ctx, const cl_mem_properties* properties, cl_mem
   if (size == 0) return fail(CL_INVALID_BUFFER_SIZE);
   cl_ulong max_alloc = ~cl_ulong(0);
   for (auto& d : runtime().devices) max_alloc = std::min(max_alloc, d.max_alloc);
-  if (size > max_alloc) return fail(CL_INVALID_BUFFER_SIZE);
+  if (size > max_alloc) {
+    // Above the advertised limit: whatever the app's own driver does
+    // (NVIDIA's takes a buffer above its CL_DEVICE_MAX_MEM_ALLOC_SIZE, PoCL's
+    // refuses it), asked with a buffer of that size on the app's context,
+    // released at once. Only on this path: no cost for the others.
+    cl_int native_err = CL_INVALID_BUFFER_SIZE;
+    cl_mem probe = real().clCreateBuffer(ctx->real, flags & kAccessFlags, size, nullptr, &native_err);
+    if (!probe) return fail(native_err != CL_SUCCESS ? native_err : CL_INVALID_BUFFER_SIZE);
+    real().clReleaseMemObject(probe);
+  }
   bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   if (wants_ptr != (host_ptr != nullptr)) return fail(CL_INVALID_HOST_PTR);
   if (!(flags & kAccessFlags)) flags |= CL_MEM_READ_WRITE;
