@@ -5,6 +5,7 @@
 #include "app_host_memory.h"
 #include "buffer_data.h"
 #include "deferred_writes.h"
+#include "device_wait.h"
 #include "image_data.h"
 #include "queue.h"
 #include "real_api.h"
@@ -285,7 +286,7 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
     // blocking write returns once it is there. The host copy is valid
     // whatever happens to this copy.
     if (ensure_device(*m->store, q->home, r) == CL_SUCCESS && blocking)
-      real().clFinish(runtime().devices[q->home].queue);
+      finish_device_queue(runtime().devices[q->home].queue);
     return CL_SUCCESS;
   });
 }

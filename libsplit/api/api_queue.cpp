@@ -4,6 +4,7 @@
 #include "command_times.h"
 #include "completion.h"
 #include "deferred_writes.h"
+#include "device_wait.h"
 #include "queue.h"
 #include "real_api.h"
 #include "runtime.h"
@@ -27,6 +28,14 @@ cl_int run_command(cl_command_queue q, cl_event e, std::function<cl_int()>& run)
   const bool in_order = !(q->properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   if (in_order && q->command_failed.load(std::memory_order_acquire))
     return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  // A lost remote device (its server died) may hold the only copy of data
+  // any command needs, and PoCL's synchronous calls to a server caught in
+  // the loss never return (clCreateKernel hung here): every command fails,
+  // as the driver's own enqueues on that device do.
+  if (any_device_lost()) {
+    if (in_order) q->command_failed.store(true, std::memory_order_release);
+    return CL_DEVICE_NOT_AVAILABLE;
+  }
   set_running_command(e);
   cl_int status = run ? run() : CL_SUCCESS;
   set_running_command(nullptr);

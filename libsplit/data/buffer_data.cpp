@@ -2,6 +2,7 @@
 
 #include "app_host_memory.h"
 #include "deferred_writes.h"
+#include "device_wait.h"
 #include "device_kernel_args.h"
 
 #include "pinned_staging.h"
@@ -84,8 +85,7 @@ cl_int read_from_devices(BufferStore& s, Range r, IntervalSet& have,
     for (unsigned d = 0; d < s.dev_valid.size(); ++d)
       for (const Range& held : s.dev_valid[d].present(m))
         for (const Range& p : have.missing(held)) {
-          cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE, p.begin,
-                                                  p.size(), dst(p), 0, nullptr, nullptr);
+          cl_int err = read_device_buffer(d, s.dev_mem[d], p.begin, p.size(), dst(p));
           if (err != CL_SUCCESS) return err;
           have.add(p);
           if (stats) stats->bytes_to_host += p.size();
@@ -133,8 +133,7 @@ cl_int write_device_only(BufferStore& s, unsigned device, Range r, const void* s
   cl_int err = CL_SUCCESS;
   cl_mem mem = device_buffer(s, device, &err);
   if (!mem) return err;
-  err = real().clEnqueueWriteBuffer(runtime().devices[device].queue, mem, CL_TRUE, r.begin,
-                                    r.size(), src, 0, nullptr, nullptr);
+  err = write_device_buffer(device, mem, r.begin, r.size(), src);
   if (err != CL_SUCCESS) return err;
   wrote_device(s, device, r);
   if (runtime().controls.log >= 2)
@@ -191,14 +190,10 @@ constexpr uint64_t kMinStagedBytes = uint64_t(1) << 20;
 // most moves are one piece.
 cl_int copy_staged(BufferStore& s, unsigned from, unsigned device, cl_mem to, Range p,
                    PinnedStaging& staging) {
-  Runtime& rt = runtime();
   for (uint64_t at = p.begin; at < p.end; at += staging.size) {
     const size_t n = std::min<uint64_t>(staging.size, p.end - at);
-    cl_int err = real().clEnqueueReadBuffer(rt.devices[from].queue, s.dev_mem[from], CL_TRUE, at, n,
-                                            staging.ptr, 0, nullptr, nullptr);
-    if (err == CL_SUCCESS)
-      err = real().clEnqueueWriteBuffer(rt.devices[device].queue, to, CL_TRUE, at, n, staging.ptr, 0,
-                                        nullptr, nullptr);
+    cl_int err = read_device_buffer(from, s.dev_mem[from], at, n, staging.ptr);
+    if (err == CL_SUCCESS) err = write_device_buffer(device, to, at, n, staging.ptr);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
@@ -211,15 +206,15 @@ cl_int copy_staged(BufferStore& s, unsigned from, unsigned device, cl_mem to, Ra
 // after) deadlocked inside PoCL 3.1.
 cl_int copy_in_context(BufferStore& s, unsigned from, unsigned device, cl_mem to, Range p) {
   Runtime& rt = runtime();
-  cl_int err = real().clFinish(rt.devices[from].queue);
+  cl_int err = finish_device_queue(rt.devices[from].queue);
   if (err != CL_SUCCESS) return err;
   cl_event copied = nullptr;
   err = real().clEnqueueCopyBuffer(rt.devices[device].queue, s.dev_mem[from], to, p.begin, p.begin,
                                    p.size(), 0, nullptr, &copied);
   if (err != CL_SUCCESS) return err;
-  err = real().clWaitForEvents(1, &copied);
+  const cl_int status = wait_device_event(copied);
   real().clReleaseEvent(copied);
-  return err;
+  return status < 0 ? status : CL_SUCCESS;
 }
 
 // Moves to `device` the parts of m that the host copy lacks and another

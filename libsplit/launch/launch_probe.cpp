@@ -10,6 +10,7 @@
 #include "launch.h"
 
 #include "completion.h"
+#include "device_wait.h"
 #include "executables.h"
 #include "indirect_regions.h"
 #include "real_api.h"
@@ -206,8 +207,7 @@ void start_probes(const Launch& L, std::shared_ptr<StagedProbes> staged) {
     real().clFlush(dq);
     auto* done = new ProbeDone{staged, i, L.key, L.id, L.kernel->name};
     if (real().clSetEventCallback(e, CL_COMPLETE, probe_done, done) != CL_SUCCESS) {
-      real().clWaitForEvents(1, &e);
-      probe_done(e, CL_COMPLETE, done);
+      probe_done(e, wait_device_event(e), done);
     }
   }
 }

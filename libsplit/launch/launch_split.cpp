@@ -10,6 +10,7 @@
 
 #include "command_times.h"
 #include "completion.h"
+#include "device_wait.h"
 #include "executables.h"
 #include "indirect_regions.h"
 #include "locality.h"
@@ -194,18 +195,15 @@ cl_int fill_identity(BufferStore& s, const StoreUse& u, unsigned d) {
 // read_back[d] counts the bytes read back from device d.
 cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsigned>& used,
                       std::vector<uint64_t>& read_back) {
-  Runtime& rt = runtime();
   before_shadow_change(s, u.hull);
   uint8_t* out = s.shadow + u.hull.begin;
-  cl_int err = real().clEnqueueReadBuffer(rt.devices[u.first].queue, s.dev_mem[u.first], CL_TRUE,
-                                          u.hull.begin, u.hull.size(), out, 0, nullptr, nullptr);
+  cl_int err = read_device_buffer(u.first, s.dev_mem[u.first], u.hull.begin, u.hull.size(), out);
   if (err != CL_SUCCESS) return err;
   read_back[u.first] += u.hull.size();
   std::vector<uint8_t> copy(u.hull.size());
   for (unsigned d : used) {
     if (d == u.first) continue;
-    err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE, u.hull.begin,
-                                     u.hull.size(), copy.data(), 0, nullptr, nullptr);
+    err = read_device_buffer(d, s.dev_mem[d], u.hull.begin, u.hull.size(), copy.data());
     if (err != CL_SUCCESS) return err;
     read_back[d] += u.hull.size();
     combine_reduction(u.reduction->reduction, u.reduction->reduction_bits, out, copy.data(), copy.size());
@@ -238,7 +236,6 @@ std::vector<unsigned> merge_order(const std::vector<std::vector<ChunkRun>>& runs
 // devices changed differently are counted in *racy.
 cl_int merge_copies(const Launch& L, BufferStore& s, const StoreUse& u, const std::vector<uint8_t>& before,
                     const std::vector<unsigned>& order, std::vector<uint64_t>& read_back, uint64_t* racy) {
-  Runtime& rt = runtime();
   // Units are counted from the hull's start, which another (read) argument
   // of the store may have set: no wider than its alignment.
   before_shadow_change(s, u.hull);
@@ -246,8 +243,7 @@ cl_int merge_copies(const Launch& L, BufferStore& s, const StoreUse& u, const st
                   std::min(u.unit, alignment_of(u.hull.begin, 128)));
   std::vector<uint8_t> mine(u.hull.size());
   for (unsigned d : order) {
-    cl_int err = real().clEnqueueReadBuffer(rt.devices[d].queue, s.dev_mem[d], CL_TRUE, u.hull.begin,
-                                            u.hull.size(), mine.data(), 0, nullptr, nullptr);
+    cl_int err = read_device_buffer(d, s.dev_mem[d], u.hull.begin, u.hull.size(), mine.data());
     if (err != CL_SUCCESS) return err;
     read_back[d] += u.hull.size();
     merge.add(mine.data());
@@ -448,8 +444,10 @@ void complete_with_devices(const Stores& stores, const Runs& runs, const std::ve
 // Waits for the devices' sub-kernels and reads their times; the status of
 // one that failed, else CL_SUCCESS.
 cl_int wait_for_devices(SplitOutcome& o, const std::vector<unsigned>& used) {
-  for (unsigned d : used) real().clFinish(runtime().devices[d].queue);
-  const cl_int status = read_split_times(o);
+  cl_int lost = CL_SUCCESS;  // a device that cannot finish (lost) fails the launch
+  for (unsigned d : used)
+    if (cl_int err = finish_device_queue(runtime().devices[d].queue)) lost = err;
+  const cl_int status = lost != CL_SUCCESS ? lost : read_split_times(o);
   // LIBSPLIT_INJECT_SLOWDOWN: each device's kernel time as measured and as
   // stretched; the launch then waits for the slowest stretched device (the
   // devices run side by side: the waits do not add up).

@@ -1,6 +1,7 @@
 #include "split_outcome.h"
 
 #include "command_times.h"
+#include "device_wait.h"
 #include "real_api.h"
 
 #include <algorithm>
@@ -114,7 +115,7 @@ bool completed(const SplitOutcome& o) {
 // One device at a time: a wait list may not mix contexts (Oclgrind crashed).
 void wait_for(const SplitOutcome& o) {
   for (unsigned d : o.used)
-    if (cl_event last = o.runs[d].back().event) real().clWaitForEvents(1, &last);
+    if (cl_event last = o.runs[d].back().event) wait_device_event(last);
 }
 
 // Deferred outcomes, oldest first.

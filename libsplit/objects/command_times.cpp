@@ -1,6 +1,7 @@
 #include "command_times.h"
 
 #include "completion.h"
+#include "device_wait.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -42,7 +43,10 @@ int64_t measure_device_offset(unsigned device) {
     cl_event marker = nullptr;
     before = now_ns();
     if (real().clEnqueueMarkerWithWaitList(dev.queue, 0, nullptr, &marker) != CL_SUCCESS) break;
-    real().clFinish(dev.queue);
+    if (finish_device_queue(dev.queue) != CL_SUCCESS) {
+      real().clReleaseEvent(marker);
+      break;
+    }
     after = now_ns();
     cl_ulong end = 0;
     real().clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);

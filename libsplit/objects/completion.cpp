@@ -1,5 +1,6 @@
 #include "completion.h"
 
+#include "device_wait.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -75,6 +76,9 @@ void drain(cl_command_queue q) {
   }
   for (auto& p : done) {
     cl_int status = p->status != CL_SUCCESS ? p->status : p->failure.load();
+    // Device work that failed after its command returned (a lost remote
+    // device): as for a failed run, the commands after it and clFinish fail.
+    if (status < 0) q->command_failed.store(true, std::memory_order_release);
     set_event_status(p->event, final_status(status));
     release(p->event);
   }
@@ -134,7 +138,7 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status) {
       real().clFlush(dq);
       t_waits.push_back(std::move(w));
     } else {
-      real().clFinish(dq);
+      finish_device_queue(dq);
     }
   }
   const size_t n = t_waits.size();
@@ -165,16 +169,14 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status) {
     cl_event native = w.native;
     if (real().clRetainEvent(native) != CL_SUCCESS) {
       // No reference for a callback (the driver refused it): wait here.
-      real().clWaitForEvents(1, &native);
-      handle(entry, w, native_status(native));
+      handle(entry, w, wait_device_event(native));
       continue;
     }
     auto* data = new CallbackData{entry, &w};
     if (real().clSetEventCallback(native, CL_COMPLETE, native_done, data) != CL_SUCCESS) {
       delete data;
       real().clReleaseEvent(native);
-      real().clWaitForEvents(1, &native);
-      handle(entry, w, native_status(native));
+      handle(entry, w, wait_device_event(native));
     }
   }
   // A command with no device work of its own completes behind the earlier ones.
@@ -212,12 +214,19 @@ void help_complete_up_to(cl_command_queue q, cl_event until) {
       if (entry->event == until) break;
     }
   }
+  // A queue that cannot finish (its device was lost) fails its commands:
+  // their callbacks never come, and the app's clFinish must return.
+  std::vector<std::pair<cl_command_queue, cl_int>> failed;
   for (cl_command_queue dq : queues)
-    if (dq) real().clFinish(dq);
+    if (dq)
+      if (cl_int err = finish_device_queue(dq); err != CL_SUCCESS) failed.emplace_back(dq, err);
   for (auto& [entry, w] : todo) {
     cl_event native = w->native;
-    if (!w->device_queue) real().clWaitForEvents(1, &native);
-    handle(entry, *w, native_status(native));
+    auto f = std::find_if(failed.begin(), failed.end(), [&](auto& p) { return p.first == w->device_queue; });
+    const cl_int status = f != failed.end() ? f->second
+                          : !w->device_queue ? wait_device_event(native)
+                                             : native_status(native);
+    handle(entry, *w, status);
     real().clReleaseEvent(native);
   }
 }

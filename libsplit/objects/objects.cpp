@@ -2,6 +2,7 @@
 
 #include "completion.h"
 #include "device_kernel_args.h"
+#include "device_wait.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -44,7 +45,7 @@ void before_shadow_change(BufferStore& s, Range r) {
   check_may_wait("a wait for device writes reading the host copy");
   // One at a time: the writes may go to devices of different contexts.
   for (cl_event e : wait) {
-    real().clWaitForEvents(1, &e);
+    wait_device_event(e);
     real().clReleaseEvent(e);
   }
 }

@@ -1,6 +1,7 @@
 #include "background_jobs.h"
 
 #include "child_process.h"
+#include "device_wait.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -78,9 +79,11 @@ void before_exit() {
   if (Runtime* rt = runtime_if_started(); rt && rt->splitting && rt->attached) {
     const cl_ulong t0 = now_ns();
     rt->stop_opening();  // the devices opening in the background: not torn down under it
-    for (const Device& d : rt->devices)
-      for (cl_command_queue q : {d.queue, d.probe_queue})
-        if (q) real().clFinish(q);
+    // A lost device's queues never finish (PoCL-Remote: its server died):
+    // nothing runs there any more, so nothing is torn down under it.
+    for (unsigned d = 0; d < rt->devices.size(); ++d)
+      for (cl_command_queue q : {rt->devices[d].queue, rt->devices[d].probe_queue})
+        if (q && !device_lost(d)) finish_device_queue(q);
     log_line(2, "exit: device queues finished in " + std::to_string((now_ns() - t0) / 1000) + " us");
   }
 }

@@ -4,6 +4,21 @@
 
 namespace libsplit {
 
+namespace {
+
+// A string answer of any length (a PoCL-Remote device's CL_DEVICE_VERSION
+// runs past 64 characters: a fixed buffer got CL_INVALID_VALUE and nothing).
+std::string info_string(const DiscoveryApi& api, cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (api.get_device_info(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string text(n, '\0');
+  if (api.get_device_info(d, what, n, text.data(), nullptr) != CL_SUCCESS) return {};
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
 std::vector<DiscoveredDevice> discover_devices(const DiscoveryApi& api) {
   std::vector<DiscoveredDevice> out;
   cl_uint np = 0;
@@ -21,17 +36,14 @@ std::vector<DiscoveredDevice> discover_devices(const DiscoveryApi& api) {
       dev.id = ids[d];
       dev.desc.platform = p;
       dev.desc.index = d;
-      size_t n = 0;
-      api.get_device_info(ids[d], CL_DEVICE_NAME, 0, nullptr, &n);
-      std::string name(n, '\0');
-      api.get_device_info(ids[d], CL_DEVICE_NAME, n, name.data(), nullptr);
-      while (!name.empty() && name.back() == '\0') name.pop_back();
-      dev.desc.name = name;
+      dev.desc.name = info_string(api, ids[d], CL_DEVICE_NAME);
+      dev.version = info_string(api, ids[d], CL_DEVICE_VERSION);
       cl_device_type type = 0;
       api.get_device_info(ids[d], CL_DEVICE_TYPE, sizeof type, &type, nullptr);
       dev.desc.gpu = type & CL_DEVICE_TYPE_GPU;
       dev.desc.cpu = type & CL_DEVICE_TYPE_CPU;
       dev.desc.accelerator = type & CL_DEVICE_TYPE_ACCELERATOR;
+      dev.place = device_place(type, dev.version);
       out.push_back(dev);
     }
   }

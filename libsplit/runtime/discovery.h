@@ -2,10 +2,12 @@
 // loader's in the shim, the linked loader's in libsplit-info).
 #pragma once
 
+#include "device_place.h"
 #include "device_set.h"
 
 #include <CL/cl.h>
 
+#include <string>
 #include <vector>
 
 namespace libsplit {
@@ -14,6 +16,8 @@ struct DiscoveredDevice {
   cl_platform_id platform = nullptr;
   cl_device_id id = nullptr;
   DeviceDesc desc;
+  std::string version;  // CL_DEVICE_VERSION, whole
+  DevicePlace place = DevicePlace::own_hardware;
 };
 
 struct DiscoveryApi {

@@ -44,10 +44,9 @@ Device describe_device(Runtime& rt, const DiscoveredDevice& found) {
   d.global_mem = device_value<cl_ulong>(d.id, CL_DEVICE_GLOBAL_MEM_SIZE);
   d.max_constant = device_value<cl_ulong>(d.id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
   d.base_addr_align = device_value<cl_uint>(d.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
-  char version[64] = {};
-  real().clGetDeviceInfo(d.id, CL_DEVICE_VERSION, sizeof version - 1, version, nullptr);
   unsigned major = 0, minor = 0;
-  if (sscanf(version, "OpenCL %u.%u", &major, &minor) == 2) d.cl_version = 10 * major + minor;
+  if (sscanf(found.version.c_str(), "OpenCL %u.%u", &major, &minor) == 2) d.cl_version = 10 * major + minor;
+  d.place = found.place;
   // A device with a lower work-group limit (tests: launches the app's
   // device takes must not be refused because another device cannot).
   const std::string limit_fault = "max_work_group_size@" + std::to_string(rt.devices.size());
@@ -70,7 +69,12 @@ std::vector<sched::DeviceInfo> scheduler_infos(Runtime& rt) {
     char vendor[128] = {};
     real().clGetPlatformInfo(d.platform, CL_PLATFORM_VENDOR, sizeof vendor - 1, vendor, nullptr);
     d.kernel_limit_enforced = std::string_view(vendor).find("NVIDIA") == std::string_view::npos;
-    info.on_host_cores = type & CL_DEVICE_TYPE_CPU;
+    info.on_host_cores = d.place == DevicePlace::host_cores;
+    // Not log_line: the runtime is still being made (runtime() would recurse).
+    if (rt.controls.log >= 2)
+      fprintf(stderr, "libsplit: device %zu '%s': %s (%s)\n", infos.size(), d.name.c_str(),
+              place_name(d.place),
+              d.place == DevicePlace::host_cores ? "shares the host's cores" : "separate hardware");
     info.compute_units = device_value<cl_uint>(d.id, CL_DEVICE_MAX_COMPUTE_UNITS);
     info.clock_mhz = device_value<cl_uint>(d.id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
     infos.push_back(info);

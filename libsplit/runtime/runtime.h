@@ -4,6 +4,7 @@
 #pragma once
 
 #include "controls.h"
+#include "device_place.h"
 #include "discovery.h"
 #include "sched/scheduler.h"
 
@@ -39,6 +40,8 @@ struct Device {
   // clock: an even split with it is a safe first guess (a second GPU).
   bool has_twin = false;
   bool is_gpu = false;
+  // On the host's cores, its own hardware, or another host (PoCL-Remote).
+  DevicePlace place = DevicePlace::own_hardware;
   // Whether the driver refuses launches above the kernel's
   // CL_KERNEL_WORK_GROUP_SIZE. NVIDIA's does not: Rodinia's particlefilter
   // launches 512-item groups of a kernel it reports 256 for, natively, with

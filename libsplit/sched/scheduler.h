@@ -21,8 +21,9 @@ struct DeviceInfo {
   unsigned compute_units = 1;
   unsigned clock_mhz = 1;
   // Runs on the host's own cores (CL_DEVICE_TYPE_CPU: PoCL's pthread and
-  // basic devices, a vendor's CPU runtime): all such devices of a node share
-  // the same cores.
+  // basic devices, a vendor's CPU runtime; not a PoCL-Remote device, which
+  // runs on its server: runtime/device_place.h): all such devices of a node
+  // share the same cores.
   bool on_host_cores = false;
 };
 

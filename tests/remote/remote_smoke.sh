@@ -6,7 +6,9 @@
 #   2. bench apps run natively on remote device 0 and print PASS;
 #   3. under the shim (LIBSPLIT_HOST_DEVICES=all, LIBSPLIT_WHOLE=0, partition-ready at the
 #      first launch) the same apps print the same stdout as natively (PASS; the --dump bytes
-#      of histogram and jacobi-2d identical), and the log shows launches split over both.
+#      of histogram and jacobi-2d identical), and the log shows launches split over both;
+#   4. with default settings the shim counts the remote devices as separate hardware (LOG=2)
+#      and gives native output.
 # usage: remote_smoke.sh SHIM BENCH_BIN_DIR
 # exit 77 (ctest: skipped) where scripts/build-pocl-remote.sh has not been run.
 set -uo pipefail
@@ -68,4 +70,32 @@ run_case() {  # name, then the app's arguments
 run_case gemm gemm --size small --iters 10 --device 0
 run_case histogram histogram --size small --iters 5 --device 0
 run_case jacobi-2d jacobi-2d --size small --iters 10 --device 0
+
+# 4. Default settings (no LIBSPLIT_HOST_DEVICES, no forced scheduler): the remote devices are
+#    separate hardware, not devices on the host's cores, so the shim does not forward every
+#    call; whether a launch splits is the scheduler's call (both "hosts" share 2 cores here).
+default_case() {  # the app's arguments
+  local app=$1; shift
+  local rc=0
+  timeout -k 5 "$per_run" "$bin/$app" "$@" --dump "$tmp/default.NATIVE.bin" >"$tmp/default.native.out" 2>/dev/null || rc=$?
+  [ $rc -ne 0 ] && { echo "FAIL: default $app natively: exit $rc"; status=1; return; }
+  LD_PRELOAD=$shim LIBSPLIT_CACHE_DIR=$tmp/cache LIBSPLIT_LOG=2 \
+    timeout -k 5 "$per_run" "$bin/$app" "$@" --dump "$tmp/default.SHIM.bin" >"$tmp/default.shim.out" 2>"$tmp/default.shim.err" || rc=$?
+  local remote_lines
+  remote_lines=$(grep -c "': remote (separate hardware)" "$tmp/default.shim.err")
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: default $app under the shim: exit $rc"; tail -5 "$tmp/default.shim.err"; status=1
+  elif ! diff <(grep -v '^time_ms=' "$tmp/default.native.out") <(grep -v '^time_ms=' "$tmp/default.shim.out") ||
+       ! cmp "$tmp/default.NATIVE.bin" "$tmp/default.SHIM.bin"; then
+    echo "FAIL: default $app: output differs from native"; status=1
+  elif grep -q "every device runs on the host's cores" "$tmp/default.shim.err"; then
+    echo "FAIL: default $app: the shim still counts the remote devices as the host's cores"; status=1
+  elif [ "$remote_lines" -ne 2 ]; then
+    echo "FAIL: default $app: LIBSPLIT_LOG=2 does not name the 2 devices remote"; grep -m3 "device" "$tmp/default.shim.err"; status=1
+  else
+    echo "ok: default $app: $(grep -v '^time_ms=' "$tmp/default.shim.out" | tr '\n' ' ')(native $(grep '^time_ms=' "$tmp/default.native.out"), shim $(grep '^time_ms=' "$tmp/default.shim.out"), $(grep -c 'split over 2 devices' "$tmp/default.shim.err") of its launches split)"
+    grep -m2 "': remote" "$tmp/default.shim.err"
+  fi
+}
+default_case jacobi-2d --size small --iters 30 --device 0
 exit $status

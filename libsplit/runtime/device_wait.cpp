@@ -1,0 +1,196 @@
+#include "device_wait.h"
+
+#include "real_api.h"
+#include "runtime.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+namespace libsplit {
+
+namespace {
+
+// Bit d: runtime device d was lost (devices past 63 are never marked: a
+// remote device there keeps polling, which still returns once it is lost).
+std::atomic<uint64_t> g_lost{0};
+
+// Only nodes with a remote device pay for the look-ups below.
+bool any_remote() {
+  static const bool any = [] {
+    for (const Device& d : runtime().devices)
+      if (d.place == DevicePlace::remote) return true;
+    return false;
+  }();
+  return any;
+}
+
+int device_of_queue(cl_command_queue dq) {
+  cl_device_id id = nullptr;
+  if (real().clGetCommandQueueInfo(dq, CL_QUEUE_DEVICE, sizeof id, &id, nullptr) != CL_SUCCESS) return -1;
+  return runtime().device_index(id);
+}
+
+int device_of_event(cl_event e) {
+  cl_command_queue dq = nullptr;
+  if (real().clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof dq, &dq, nullptr) != CL_SUCCESS || !dq)
+    return -1;
+  return device_of_queue(dq);
+}
+
+bool is_remote(int d) {
+  return d >= 0 && runtime().devices[unsigned(d)].place == DevicePlace::remote;
+}
+
+// Marks device d lost; says why, once.
+void mark_lost(unsigned d, const char* why) {
+  const uint64_t bit = d < 64 ? uint64_t(1) << d : 0;
+  if (bit && !(g_lost.fetch_or(bit) & bit))
+    fprintf(stderr, "libsplit: device %u '%s' %s: its commands fail with CL_DEVICE_NOT_AVAILABLE\n", d,
+            runtime().devices[d].name.c_str(), why);
+}
+
+// Asks the driver whether d is still there.
+bool check_available(unsigned d) {
+  if (device_lost(d)) return false;
+  // PoCL answers a device it disabled with CL_DEVICE_NOT_AVAILABLE for the
+  // query itself (its clGetDeviceInfo checks first), not with CL_FALSE.
+  cl_bool available = CL_FALSE;
+  if (real().clGetDeviceInfo(runtime().devices[d].id, CL_DEVICE_AVAILABLE, sizeof available, &available,
+                             nullptr) != CL_SUCCESS)
+    available = CL_FALSE;
+  if (!available) mark_lost(d, "is no longer available (its server gone?)");
+  return available;
+}
+
+// Asks about every remote device (a few loads inside the driver): whether
+// any of them is gone. The failure that told the app may have come from an
+// enqueue (CL_DEVICE_NOT_AVAILABLE), with no wait of ours on that device.
+bool any_remote_lost() {
+  const std::vector<Device>& devices = runtime().devices;
+  for (unsigned d = 0; d < devices.size(); ++d)
+    if (devices[d].place == DevicePlace::remote) check_available(d);
+  return g_lost.load(std::memory_order_acquire) != 0;
+}
+
+// A device still there may wait for a lost one: PoCL-Remote moves buffers
+// between servers itself, so a command on a live server that reads what
+// the dead one wrote never runs (seen at exit, after gemm's server 1 was
+// killed). Once a device was lost, a wait on another one that sees no
+// completion for this long counts that device lost too.
+constexpr auto kStuckAfterLoss = std::chrono::seconds(5);
+
+// The state a completion callback shares with the thread waiting for it
+// (the callback may come after the waiter gave up: a lost device).
+struct Waiter {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+};
+
+void CL_CALLBACK wake_waiter(cl_event, cl_int, void* user) {
+  std::unique_ptr<std::shared_ptr<Waiter>> waiter(static_cast<std::shared_ptr<Waiter>*>(user));
+  {
+    std::lock_guard lock((*waiter)->mutex);
+    (*waiter)->done = true;
+  }
+  (*waiter)->cv.notify_all();
+}
+
+cl_int event_status(cl_event native) {
+  cl_int status = CL_QUEUED;
+  if (cl_int err = real().clGetEventInfo(native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr))
+    return err;
+  return status;
+}
+
+// Waits for `native` to be final, woken by its completion callback (as soon
+// as the driver's own wait would return), and asks every 10 ms whether
+// device d is still there. Without a callback, polls at that pace.
+cl_int wait_while_available(cl_event native, unsigned d) {
+  auto waiter = std::make_shared<Waiter>();
+  auto* ref = new std::shared_ptr<Waiter>(waiter);
+  if (real().clSetEventCallback(native, CL_COMPLETE, wake_waiter, ref) != CL_SUCCESS) delete ref;
+  std::chrono::steady_clock::time_point since_loss{};  // when this wait first saw a loss
+  for (;;) {
+    const cl_int status = event_status(native);
+    if (status <= CL_COMPLETE) return status;
+    if (!check_available(d)) return CL_DEVICE_NOT_AVAILABLE;
+    if (any_remote_lost()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (since_loss == std::chrono::steady_clock::time_point{}) since_loss = now;
+      if (now - since_loss >= kStuckAfterLoss) {
+        mark_lost(d, "made no progress for 5 s after another device was lost (waiting for its data?)");
+        return CL_DEVICE_NOT_AVAILABLE;
+      }
+    }
+    std::unique_lock lock(waiter->mutex);
+    waiter->cv.wait_for(lock, std::chrono::milliseconds(10), [&] { return waiter->done; });
+  }
+}
+
+// Runs `enqueue(blocking, event)`: blocking on this host's devices, else
+// non-blocking with an event waited for while the device is there.
+cl_int blocking_on(unsigned d, const std::function<cl_int(cl_bool, cl_event*)>& enqueue) {
+  if (runtime().devices[d].place != DevicePlace::remote) return enqueue(CL_TRUE, nullptr);
+  if (!check_available(d)) return CL_DEVICE_NOT_AVAILABLE;
+  cl_event e = nullptr;
+  const cl_int err = enqueue(CL_FALSE, &e);
+  if (err != CL_SUCCESS || !e) return check_available(d) ? err : CL_DEVICE_NOT_AVAILABLE;
+  real().clFlush(runtime().devices[d].queue);
+  const cl_int status = wait_while_available(e, d);
+  real().clReleaseEvent(e);
+  return status < 0 ? status : CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int read_device_buffer(unsigned d, cl_mem mem, size_t offset, size_t size, void* ptr) {
+  return blocking_on(d, [&](cl_bool blocking, cl_event* e) {
+    return real().clEnqueueReadBuffer(runtime().devices[d].queue, mem, blocking, offset, size, ptr, 0,
+                                      nullptr, e);
+  });
+}
+
+cl_int write_device_buffer(unsigned d, cl_mem mem, size_t offset, size_t size, const void* ptr) {
+  return blocking_on(d, [&](cl_bool blocking, cl_event* e) {
+    return real().clEnqueueWriteBuffer(runtime().devices[d].queue, mem, blocking, offset, size, ptr, 0,
+                                       nullptr, e);
+  });
+}
+
+bool device_lost(unsigned d) { return d < 64 && (g_lost.load(std::memory_order_acquire) >> d & 1); }
+
+bool any_device_lost() { return any_remote() && any_remote_lost(); }
+
+cl_int finish_device_queue(cl_command_queue dq) {
+  const int d = any_remote() ? device_of_queue(dq) : -1;
+  if (!is_remote(d)) return real().clFinish(dq);
+  if (!check_available(unsigned(d))) return CL_DEVICE_NOT_AVAILABLE;
+  // A marker completes after everything queued before it on this in-order queue.
+  cl_event marker = nullptr;
+  cl_int err = real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &marker);
+  if (err != CL_SUCCESS || !marker) return check_available(unsigned(d)) ? err : CL_DEVICE_NOT_AVAILABLE;
+  real().clFlush(dq);
+  const cl_int status = wait_while_available(marker, unsigned(d));
+  real().clReleaseEvent(marker);
+  return status < 0 ? status : CL_SUCCESS;
+}
+
+cl_int wait_device_event(cl_event native) {
+  const int d = any_remote() ? device_of_event(native) : -1;
+  if (!is_remote(d)) {
+    real().clWaitForEvents(1, &native);
+    cl_int status = CL_COMPLETE;
+    real().clGetEventInfo(native, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    return status;
+  }
+  return wait_while_available(native, unsigned(d));
+}
+
+}  // namespace libsplit
