@@ -7,27 +7,8 @@
 # usage: remote_kill.sh SHIM BENCH_BIN_DIR
 # exit 77 (ctest: skipped) where scripts/build-pocl-remote.sh has not been run.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-shim=$(realpath -e "$1") || { echo "FAIL: shim $1 not found"; exit 1; }
-bin=$2
-prefix=$(bash "$root/scripts/build-pocl-remote.sh" --print)
-if [ ! -f "$(dirname "$prefix")/DONE" ]; then
-  echo "SKIP: no PoCL-Remote build at $(dirname "$prefix") (run: bash scripts/build-pocl-remote.sh, about 6 min on 2 cores)"
-  exit 77
-fi
 bound=${LIBSPLIT_KILL_BOUND:-60}
-tmp=$(mktemp -d)
-export LIBSPLIT_REMOTE_STATE=$tmp/state
-export LIBSPLIT_REMOTE_PORT=${LIBSPLIT_REMOTE_PORT:-$((27000 + 30 * ($$ % 500)))}
-app=
-cleanup() {
-  [ -n "$app" ] && kill -9 "$app" 2>/dev/null
-  bash "$root/scripts/remote-node.sh" stop; rm -rf "$tmp"
-}
-trap cleanup EXIT
-bash "$root/scripts/remote-node.sh" start 2 || { echo "FAIL: servers did not start"; exit 1; }
-eval "$(bash "$root/scripts/remote-node.sh" env)"
+REMOTE_PORT_BASE=27000 source "$(dirname "$0")/remote_servers.sh"
 
 # Every launch split over both servers from the first (a forced scheduler), so that the
 # killed server holds part of every result.

@@ -1,0 +1,27 @@
+# The common start of the remote tests, sourced with the shim and the bench
+# apps' folder as $1 and $2 and REMOTE_PORT_BASE set: sets root, shim, bin
+# and tmp, skips (exit 77, ctest: skipped) where scripts/build-pocl-remote.sh
+# has not been run, starts two pocld servers on loopback ports of this run's
+# own (parallel runs and a user's servers do not collide), exports the
+# client's environment, and stops them at exit (killing $app first if set).
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+shim=$(realpath -e "$1") || { echo "FAIL: shim $1 not found"; exit 1; }
+bin=$2
+prefix=$(bash "$root/scripts/build-pocl-remote.sh" --print)
+if [ ! -f "$(dirname "$prefix")/DONE" ]; then
+  echo "SKIP: no PoCL-Remote build at $(dirname "$prefix") (run: bash scripts/build-pocl-remote.sh, about 6 min on 2 cores)"
+  exit 77
+fi
+tmp=$(mktemp -d)
+export LIBSPLIT_REMOTE_STATE=$tmp/state
+export LIBSPLIT_REMOTE_PORT=${LIBSPLIT_REMOTE_PORT:-$((REMOTE_PORT_BASE + 30 * ($$ % 500)))}
+app=
+remote_cleanup() {
+  [ -n "$app" ] && kill -9 "$app" 2>/dev/null
+  bash "$root/scripts/remote-node.sh" stop
+  rm -rf "$tmp"
+}
+trap remote_cleanup EXIT
+bash "$root/scripts/remote-node.sh" start 2 || { echo "FAIL: servers did not start"; exit 1; }
+eval "$(bash "$root/scripts/remote-node.sh" env)"
