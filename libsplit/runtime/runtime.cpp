@@ -158,6 +158,8 @@ Runtime* create_runtime() {
     return rt;
   }
   for (unsigned i : sel.chosen) rt->devices.push_back(describe_device(*rt, found[i]));
+  rt->remote_copies = std::count_if(rt->devices.begin(), rt->devices.end(),
+                                    [](const Device& d) { return d.place == DevicePlace::remote; }) >= 2;
   const std::vector<sched::DeviceInfo> infos = scheduler_infos(*rt);
   if (!make_runtime_scheduler(*rt, infos)) return rt;
   rt->tracer = std::make_unique<Tracer>(rt->controls.trace, rt->controls.timeline);
