@@ -5,8 +5,10 @@
 # (tests/apps/bin), stripped, in the build tree's own layout so the shim finds
 # libsplit-cc (../passes/), and scripts/device-apps-check.sh as
 # DEST/device-apps-check.sh (every app natively and under the shim, compared).
-#   scripts/device-pack.sh [--with-cts DIR] [BUILD_DIR] [DEST]
+#   scripts/device-pack.sh [--with-cts DIR] [--with-remote DIR] [BUILD_DIR] [DEST]
 #     (defaults: ./build, ./.devpack)
+#   The benchmark scripts (bench_scaling.py, bench_vs_native.py, bench_common.py)
+#   go to DEST/scripts/.
 #   --with-cts DIR  also the CTS suites test_basic, test_api, test_buffers and
 #                   test_compiler of a CTS build (DIR: its build folder or its
 #                   test_conformance/ folder; "auto": the newest one that
@@ -15,14 +17,20 @@
 #                   the conformance scripts: on the GPU machine
 #                   `bash .devpack/device-conformance.sh` runs them
 #                   (scripts/device-conformance.sh, docs/conformance.md).
+#   --with-remote DIR  also a PoCL-Remote install (bin/pocld, lib/libpocl.so:
+#                   scripts/build-pocl-remote.sh; "auto": its default cache)
+#                   into DEST/pocl-remote/ (PoCL is built relocatable) and
+#                   scripts/bench_remote.py: issue 26's table there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cts=
+remote=
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --with-cts) cts=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --with-remote) remote=$2; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) args+=("$1"); shift ;;
   esac
 done
@@ -40,6 +48,14 @@ if [ -n "$cts" ]; then
     { echo "device-pack: $cts has no basic/test_basic: not a CTS build" >&2; exit 2; }
 fi
 
+if [ "$remote" = auto ]; then
+  remote=$(bash "$root/scripts/build-pocl-remote.sh" --print)
+fi
+if [ -n "$remote" ] && [ ! -x "$remote/bin/pocld" ]; then
+  echo "device-pack: $remote has no bin/pocld: not a PoCL-Remote install (scripts/build-pocl-remote.sh)" >&2
+  exit 2
+fi
+
 rm -rf "$dest"
 mkdir -p "$dest/libsplit" "$dest/passes" "$dest/bench/bin"
 install -s "$build/libsplit/libsplit.so" "$build/libsplit/libsplit-run" \
@@ -52,6 +68,13 @@ cp "$root/scripts/device-apps-check.sh" "$dest/device-apps-check.sh"
 install -s "$build/passes/libsplit-cc" "$dest/passes/"
 install -s "$build"/bench/bin/* "$dest/bench/bin/"
 git -C "$root" rev-parse --short HEAD >"$dest/COMMIT" 2>/dev/null || echo unknown >"$dest/COMMIT"
+mkdir -p "$dest/scripts"
+cp "$root"/scripts/{bench_scaling.py,bench_vs_native.py,bench_common.py} "$dest/scripts/"
+if [ -n "$remote" ]; then
+  mkdir -p "$dest/pocl-remote"
+  cp -a "$remote" "$dest/pocl-remote/install"
+  cp "$root/scripts/bench_remote.py" "$dest/scripts/"
+fi
 
 if [ -n "$cts" ]; then
   for s in basic api buffers compiler; do
