@@ -261,6 +261,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   driver_enqueue_ns() = 0;
   if (!program_launchable(k->program, q->home)) return CL_INVALID_PROGRAM_EXECUTABLE;
   deliver_reports();
+  const cl_ulong t_reports = stamp();
   Launch L;
   L.queue = q;
   L.kernel = k;
@@ -276,8 +277,10 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   const cl_ulong t2 = stamp();
   auto timing = [&](const char* how, cl_ulong t3, cl_ulong t4) {
     if (timed)
-      log_line(3, "host time of launch " + std::to_string(L.id) + " (" + how + "): prepare " +
-                      std::to_string((t1 - t0) / 1000) + " us, describe " +
+      log_line(3, "host time of launch " + std::to_string(L.id) + " (" + how + "): reports " +
+                      std::to_string((t_reports - t0) / 1000) + " us (earlier launches' times to the scheduler, " +
+                      "their log lines included), prepare " + std::to_string((t1 - t_reports) / 1000) +
+                      " us, describe " +
                       std::to_string((t2 - t1) / 1000) + " us, plan " + std::to_string((t3 - t2) / 1000) +
                       " us, run " + std::to_string((t4 - t3) / 1000) + " us (of which the drivers' enqueues " +
                       std::to_string(driver_enqueue_ns() / 1000) + " us)");
