@@ -219,6 +219,24 @@ cl_command_type native_sync_command_type(unsigned device, cl_command_type type) 
   return it->second;
 }
 
+// What the app's driver answers when a user event's status is set a second
+// time: the spec's CL_INVALID_OPERATION (PoCL), or success with nothing done
+// (NVIDIA; test app errors on an H100). Asked once, of a native user event.
+cl_int second_user_event_status(cl_context ctx) {
+  static std::mutex mutex;
+  static std::map<cl_context, cl_int> known;  // per native context
+  std::lock_guard lock(mutex);
+  auto [it, fresh] = known.try_emplace(ctx->real, CL_INVALID_OPERATION);
+  if (!fresh || !ctx->real) return it->second;
+  cl_int err = CL_SUCCESS;
+  if (cl_event native = real().clCreateUserEvent(ctx->real, &err)) {
+    if (real().clSetUserEventStatus(native, CL_COMPLETE) == CL_SUCCESS)
+      it->second = real().clSetUserEventStatus(native, CL_COMPLETE);
+    real().clReleaseEvent(native);
+  }
+  return it->second;
+}
+
 }  // namespace
 
 namespace api {
@@ -415,7 +433,7 @@ cl_int clSetUserEventStatus(cl_event e, cl_int status) {
   if (status != CL_COMPLETE && status >= 0) return CL_INVALID_VALUE;
   {
     std::lock_guard lock(e->mutex);
-    if (e->status <= CL_COMPLETE) return CL_INVALID_OPERATION;
+    if (e->status <= CL_COMPLETE) return second_user_event_status(e->context);
   }
   set_event_status(e, status);
   return CL_SUCCESS;
