@@ -104,7 +104,7 @@ std::vector<std::string> regret_model_names() {
   return {"ratio-1",     "ratio-3",      "ratio-10",    "ratio-100",     "ratio-1000",
           "ratio-10000", "slowhome-10",  "slowhome-1000", "overhead",   "step-1.6",
           "step-3",      "step-helper-3", "drift-2",    "hetero3",       "cliff",
-          "tiny",        "membound",      "irregular",  "skewed"};
+          "tiny",        "membound",      "irregular",  "skewed",   "remote-fast",   "remote-slow"};
 }
 
 namespace {
@@ -238,6 +238,23 @@ bool two_device_model(const std::string& name, Model& m) {
     m.heavy_weight = 50;
     m.description = "speeds 1:2, home second; the first quarter of the groups weighs 1/50 of the "
                     "rest, so probes of the helper's first groups flatter it";
+  } else if (name == "remote-fast" || name == "remote-slow") {
+    // Issue 26: the app's GPU and three GPUs of other hosts behind
+    // PoCL-Remote, as fast, each sub-kernel paying a network round trip
+    // (200 us) and its inputs and outputs crossing the network: 0.05 us per
+    // group (fast network, the split wins) or 5 us (five times the kernel's
+    // own time per group: the split loses, the work stays local).
+    const bool fast = name == "remote-fast";
+    m.devices = {device("gpu", true, 10, 20e-6)};
+    for (int i = 0; i < 3; ++i) {
+      DeviceModel remote = device("remote gpu", true, 10, 200e-6);
+      remote.split_overhead = 200e-6;
+      remote.split_transfer_per_group = fast ? 0.05e-6 : 5e-6;
+      m.devices.push_back(remote);
+    }
+    m.noise = 0.02;
+    m.description = std::string("a local GPU and 3 as fast behind PoCL-Remote: 200 us a round trip, ") +
+                    (fast ? "0.05" : "5") + " us of network per group moved";
   } else if (name == "drift-2") {
     two_devices(m, 3, false);
     m.devices[1].load_amplitude = 2;
