@@ -70,6 +70,7 @@ std::vector<sched::DeviceInfo> scheduler_infos(Runtime& rt) {
     real().clGetPlatformInfo(d.platform, CL_PLATFORM_VENDOR, sizeof vendor - 1, vendor, nullptr);
     d.kernel_limit_enforced = std::string_view(vendor).find("NVIDIA") == std::string_view::npos;
     info.on_host_cores = d.place == DevicePlace::host_cores;
+    info.remote = d.place == DevicePlace::remote;
     // Not log_line: the runtime is still being made (runtime() would recurse).
     if (rt.controls.log >= 2)
       fprintf(stderr, "libsplit: device %zu '%s': %s (%s)\n", infos.size(), d.name.c_str(),

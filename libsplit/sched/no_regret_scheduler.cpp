@@ -15,7 +15,7 @@ namespace {
 
 bool identical(const DeviceInfo& a, const DeviceInfo& b) {
   return a.name == b.name && a.compute_units == b.compute_units && a.clock_mhz == b.clock_mhz &&
-         a.is_gpu == b.is_gpu;
+         a.is_gpu == b.is_gpu && a.remote == b.remote;
 }
 
 }  // namespace

@@ -25,6 +25,10 @@ struct DeviceInfo {
   // runs on its server: runtime/device_place.h): all such devices of a node
   // share the same cores.
   bool on_host_cores = false;
+  // Behind PoCL-Remote (runtime/device_place.h): its name is the server's
+  // device's, yet the network sits between it and the host, so it is never
+  // taken for a twin of a local device (nor a local one for its twin).
+  bool remote = false;
 };
 
 // Identity of a launch shape: measurements are only comparable between

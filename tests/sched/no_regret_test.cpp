@@ -86,7 +86,12 @@ TEST(NoRegret, RemoteDevicesTakeWorkOnlyWhereTheNetworkLetsTheSplitWin) {
     const std::vector<LaunchResult> fast = run(model_named("remote-fast"), 300, seed);
     EXPECT_LE(run_totals(fast).vs_home(), 0.7);
     EXPECT_LE(run_totals(fast, 150).vs_optimal(), 1.05);
-    EXPECT_LE(run_totals(run(model_named("remote-slow"), 300, seed)).vs_home(), 1.02);
+    const std::vector<LaunchResult> slow = run(model_named("remote-slow"), 300, seed);
+    EXPECT_LE(run_totals(slow).vs_home(), 1.02);
+    // Nor at first, beyond the start allowance: the remote GPUs carry the
+    // local one's name, but they are no twins of it (taken for twins, they
+    // get an even split at launch 2: 1.04 over these 30 launches).
+    EXPECT_LE(run_totals(slow, 0, 30).vs_home(), 1.03);
   }
 }
 

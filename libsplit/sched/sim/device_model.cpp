@@ -247,7 +247,10 @@ bool two_device_model(const std::string& name, Model& m) {
     const bool fast = name == "remote-fast";
     m.devices = {device("gpu", true, 10, 20e-6)};
     for (int i = 0; i < 3; ++i) {
-      DeviceModel remote = device("remote gpu", true, 10, 200e-6);
+      // Named as the local one (PoCL-Remote reports the server's device's
+      // name): only DeviceInfo::remote tells them apart.
+      DeviceModel remote = device("gpu", true, 10, 200e-6);
+      remote.info.remote = true;
       remote.split_overhead = 200e-6;
       remote.split_transfer_per_group = fast ? 0.05e-6 : 5e-6;
       m.devices.push_back(remote);

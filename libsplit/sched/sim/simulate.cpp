@@ -71,15 +71,24 @@ void Simulation::deliver(double until) {
 double Simulation::stage_probes(const LaunchPlan& plan, const WorkProfile& work, unsigned launch,
                                 LaunchResult& result, std::vector<bool>& probed) {
   double measured_staging = 0;
+  double room = plan.probe_staging_room();
   for (const Chunk& probe : plan.probes()) {
     if (probe.device >= n_ || probed[probe.device] || probe.group_count == 0 ||
         probe.first_group + probe.group_count > numgroups_) {
       result.probes_valid = false;
       continue;
     }
-    probed[probe.device] = true;
     ChunkCost cost = chunk_cost(model_, work, probe.device, probe.first_group,
                                 probe.group_count, launch, true);
+    if (cost.transfer > room) {
+      // As the runtime does (launch_probe.cpp): a probe whose inputs would
+      // take longer to stage than the budget has left is not run, and is
+      // reported so (no time) with the launch.
+      running_.push_back({ChunkTiming{probe, 0, 0}, now_});
+      continue;
+    }
+    room -= cost.transfer;
+    probed[probe.device] = true;
     ChunkTiming timing{probe, noisy(cost.kernel), noisy(cost.transfer)};
     result.staging += cost.transfer;
     measured_staging += timing.transfer_seconds;
