@@ -184,6 +184,28 @@ int choose_pinning_device(const Runtime& rt) {
 // The app's context holds some of a platform's GPUs but not all: those get
 // a slot of their own (sharing the app's context), and so does each of the
 // platform's other chosen GPUs, opened in the background one by one.
+// PoCL-Remote devices are devices of the client's PoCL platform, beside its
+// local CPU devices: one context over all of them can do only what every
+// device can (the app's fine-grained SVM on a local CPU device failed there,
+// test remote_apps). So a platform's remote devices get a slot of their own,
+// all together (moves between them stay copy commands in one context,
+// carried out server to server: data/buffer_data.cpp).
+void separate_remote_devices(Runtime& rt) {
+  const unsigned slots = static_cast<unsigned>(rt.platforms.size());
+  for (unsigned s = 0; s < slots; ++s) {
+    bool local = false, remote = false;
+    for (const Device& d : rt.devices)
+      if (d.slot == s) (d.place == DevicePlace::remote ? remote : local) = true;
+    if (!local || !remote) continue;
+    const unsigned remote_slot = static_cast<unsigned>(rt.platforms.size());
+    rt.platforms.push_back(rt.platforms[s]);
+    for (Device& d : rt.devices)
+      if (d.slot == s && d.place == DevicePlace::remote) d.slot = remote_slot;
+    log_line(2, "platform slot " + std::to_string(remote_slot) + ": the remote devices of slot " +
+                    std::to_string(s) + ", apart from its local ones");
+  }
+}
+
 void split_app_slot(Runtime& rt, const std::vector<cl_device_id>& app_devices) {
   if (app_devices.empty()) return;
   const int first = rt.device_index(app_devices.front());
@@ -334,6 +356,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
     api.clGetContextInfo(app_real, CL_CONTEXT_DEVICES, n * sizeof(cl_device_id), app_devices.data(), nullptr);
     std::sort(app_devices.begin(), app_devices.end());
   }
+  separate_remote_devices(*this);
   if (adoptable) split_app_slot(*this, app_devices);
   contexts.assign(platforms.size(), nullptr);
   slot_count = static_cast<unsigned>(platforms.size());
