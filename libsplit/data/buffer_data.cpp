@@ -219,8 +219,7 @@ cl_int copy_in_context(BufferStore& s, unsigned from, unsigned device, cl_mem to
 
 // Moves to `device` the parts of m that the host copy lacks and another
 // device holds, without the host copy (it stays stale): a copy command when
-// both devices share an internal context (LIBSPLIT_DEVICE_COPIES, and always
-// between two PoCL-Remote devices: server to server), else
+// both devices share an internal context (LIBSPLIT_DEVICE_COPIES), else
 // through pinned staging memory for pieces of 1 MiB and more
 // (LIBSPLIT_PINNED). What neither takes is left to the host-copy path.
 cl_int copy_between_devices(BufferStore& s, unsigned device, Range m, TransferStats* stats) {
@@ -232,10 +231,7 @@ cl_int copy_between_devices(BufferStore& s, unsigned device, Range m, TransferSt
       if (e == device) continue;
       for (const Range& held : s.dev_valid[e].present(stale))
         for (const Range& p : s.dev_valid[device].missing(held)) {
-          const bool remote_pair = rt.remote_copies && rt.devices[e].place == DevicePlace::remote &&
-                                   rt.devices[device].place == DevicePlace::remote;
-          const bool same_context =
-              (rt.controls.device_copies || remote_pair) && rt.devices[e].slot == rt.devices[device].slot;
+          const bool same_context = rt.controls.device_copies && rt.devices[e].slot == rt.devices[device].slot;
           const bool staged = !same_context && rt.pinning_device >= 0 &&
                               (p.size() >= kMinStagedBytes || rt.controls.pinned == "1");
           if (!same_context && !staged) continue;
@@ -271,7 +267,7 @@ cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats*
   // into the pageable host copy and a write from it). Without either
   // mechanism (CPU-only nodes by default) nothing is scanned for it.
   const Runtime& rt = runtime();
-  if (rt.pinning_device >= 0 || rt.controls.device_copies || rt.remote_copies)
+  if (rt.pinning_device >= 0 || rt.controls.device_copies)
     for (const Range& m : s.dev_valid[device].missing(r))
       if (cl_int err = copy_between_devices(s, device, m, stats)) return err;
   for (const Range& m : s.dev_valid[device].missing(r))

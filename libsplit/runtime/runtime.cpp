@@ -159,8 +159,6 @@ Runtime* create_runtime() {
     return rt;
   }
   for (unsigned i : sel.chosen) rt->devices.push_back(describe_device(*rt, found[i]));
-  rt->remote_copies = std::count_if(rt->devices.begin(), rt->devices.end(),
-                                    [](const Device& d) { return d.place == DevicePlace::remote; }) >= 2;
   const std::vector<sched::DeviceInfo> infos = scheduler_infos(*rt);
   if (!make_runtime_scheduler(*rt, infos)) return rt;
   rt->tracer = std::make_unique<Tracer>(rt->controls.trace, rt->controls.timeline);
@@ -188,8 +186,7 @@ int choose_pinning_device(const Runtime& rt) {
 // local CPU devices: one context over all of them can do only what every
 // device can (the app's fine-grained SVM on a local CPU device failed there,
 // test remote_apps). So a platform's remote devices get a slot of their own,
-// all together (moves between them stay copy commands in one context,
-// carried out server to server: data/buffer_data.cpp).
+// all together (LIBSPLIT_DEVICE_COPIES=1 moves between them by copy commands).
 void separate_remote_devices(Runtime& rt) {
   const unsigned slots = static_cast<unsigned>(rt.platforms.size());
   for (unsigned s = 0; s < slots; ++s) {

@@ -71,10 +71,6 @@ struct Runtime {
   std::vector<cl_context> contexts;
   // Whose platform allocates the pinned staging memory (pinned_staging.h); -1: none.
   int pinning_device = -1;
-  // Two or more PoCL-Remote devices: bytes one holds and another needs move
-  // by a copy command in their shared context, which PoCL-Remote carries
-  // out server to server, not through this host (data/buffer_data.cpp).
-  bool remote_copies = false;
   std::unique_ptr<sched::Scheduler> scheduler;
   // The share of the run the scheduler may spend exploring
   // (LIBSPLIT_EXPLORE_BUDGET): another platform's build is paid from it.
