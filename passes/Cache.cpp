@@ -4,9 +4,7 @@
 
 #include "libsplit/summary.h"
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,22 +14,6 @@ namespace libsplit::cc {
 namespace {
 
 constexpr const char* kMagic = "libsplit-cc-cache 2";
-
-// mkdir -p with mode 0700 for the directories it creates.
-bool makeDirs(const std::string& dir, std::string* error) {
-  std::string path;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = dir.find('/', pos + 1);
-    path = dir.substr(0, pos);
-    if (path.empty()) continue;
-    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-      if (error) *error = "cannot create " + path + ": " + std::strerror(errno);
-      return false;
-    }
-  }
-  return true;
-}
 
 bool readFile(const std::string& path, std::string& out) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -103,37 +85,15 @@ std::optional<CacheEntry> Cache::load(const std::string& key) const {
 }
 
 bool Cache::store(const std::string& key, const CacheEntry& entry, std::string* error) const {
-  if (!makeDirs(dir_, error)) return false;
-  std::string tmp = dir_ + "/.tmp-" + key.substr(0, 16) + "-XXXXXX";
-  int fd = ::mkstemp(tmp.data());  // mode 0600
-  if (fd < 0) {
-    if (error) *error = "cannot create a file in " + dir_ + ": " + std::strerror(errno);
-    return false;
-  }
   std::string text = std::string(kMagic) + "\n" + key + "\n" +
                      std::to_string(entry.partitionReady.size()) + " " +
                      std::to_string(entry.summaryJson.size()) + " " +
                      std::to_string(entry.dependencies.size()) + "\n" + entry.partitionReady +
                      entry.summaryJson + entry.dependencies;
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) {
-      if (n < 0 && errno == EINTR) continue;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      if (error) *error = "cannot write " + tmp + ": " + std::strerror(errno);
-      return false;
-    }
-    done += size_t(n);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), pathFor(key).c_str()) != 0) {
-    if (error) *error = "cannot rename " + tmp + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
+  std::string why;
+  if (write_private_file(dir_, key + ".entry", text, &why)) return true;
+  if (error) *error = why;
+  return false;
 }
 
 }  // namespace libsplit::cc

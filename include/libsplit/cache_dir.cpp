@@ -18,22 +18,18 @@ std::string cache_dir(const std::string& configured) {
   return "/tmp/libsplit-cache-" + std::to_string(::getuid());
 }
 
-namespace {
-
-bool make_dirs(const std::string& dir) {
+bool make_directories(const std::string& dir, unsigned mode) {
   for (size_t pos = 0; pos != std::string::npos;) {
     pos = dir.find('/', pos + 1);
     std::string p = dir.substr(0, pos);
-    if (!p.empty() && ::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) return false;
+    if (!p.empty() && ::mkdir(p.c_str(), mode_t(mode)) != 0 && errno != EEXIST) return false;
   }
   return true;
 }
 
-}  // namespace
-
 bool write_private_file(const std::string& dir, const std::string& name, const std::string& bytes,
                         std::string* why) {
-  if (!make_dirs(dir)) {
+  if (!make_directories(dir, 0700)) {
     *why = "cannot create " + dir + ": " + std::strerror(errno);
     return false;
   }

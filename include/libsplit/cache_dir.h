@@ -12,6 +12,10 @@ namespace libsplit {
 // /tmp/libsplit-cache-<uid>.
 std::string cache_dir(const std::string& configured = "");
 
+// mkdir -p: creates the missing directories of dir with `mode`; false (errno
+// set) when one cannot be made.
+bool make_directories(const std::string& dir, unsigned mode);
+
 // Writes dir/name privately and atomically (directories 0700, file 0600,
 // temporary file renamed into place: a reader sees the old file or the new
 // one, never a part); false with the reason in *why.

@@ -20,6 +20,7 @@ namespace libsplit {
 namespace {
 
 constexpr cl_mem_flags kAccessFlags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+constexpr cl_mem_flags kHostPtrFlags = CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR;
 
 bool is_image(cl_mem m) {
   return valid(m) && m->image != nullptr;
@@ -75,9 +76,8 @@ cl_mem create_native_image(cl_context ctx, const cl_image_desc* desc, const Nati
     // its bytes, so that the native image answers CL_MEM_FLAGS as it would
     // over the app's buffer (PoCL's inherits the buffer's host pointer
     // flags, NVIDIA's does not: create_image).
-    constexpr cl_mem_flags kHostPtr = CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR;
-    const bool host_flags = over->flags & kHostPtr;
-    stand_in = real().clCreateBuffer(ctx->real, (over->flags & ~kHostPtr) | (host_flags ? CL_MEM_USE_HOST_PTR : 0),
+    const bool host_flags = over->flags & kHostPtrFlags;
+    stand_in = real().clCreateBuffer(ctx->real, (over->flags & ~kHostPtrFlags) | (host_flags ? CL_MEM_USE_HOST_PTR : 0),
                                      over->size, host_flags ? over->store->shadow + over->origin : nullptr, &err);
     if (!stand_in) return refuse(err);
     native_desc = *desc;
@@ -208,8 +208,8 @@ cl_mem create_image(cl_context ctx, const cl_mem_properties* properties, cl_mem_
   m->flags = native_flags;
   // Over a buffer, the native image told whether it inherits the buffer's
   // host pointer flags (its stand-in had USE_HOST_PTR for any of them).
-  constexpr cl_mem_flags kHostPtr = CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR;
-  if (over) m->flags = (native_flags & ~kHostPtr) | ((native_flags & CL_MEM_USE_HOST_PTR) ? over->flags & kHostPtr : 0);
+  if (over)
+    m->flags = (native_flags & ~kHostPtrFlags) | ((native_flags & CL_MEM_USE_HOST_PTR) ? over->flags & kHostPtrFlags : 0);
   m->size = mem_size;
   m->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
   m->image = std::move(store);

@@ -22,6 +22,7 @@ bool scheduler_may_use_several(const libsplit::Controls& c,
     info.name = found[i].desc.name;
     info.is_gpu = found[i].desc.gpu;
     info.on_host_cores = found[i].place == libsplit::DevicePlace::host_cores;
+    info.remote = found[i].place == libsplit::DevicePlace::remote;
     infos.push_back(info);
   }
   auto scheduler = libsplit::sched::make_scheduler(c.scheduler, infos);

@@ -8,6 +8,7 @@
 #include "Cache.h"
 #include "Compiler.h"
 #include "TraceReport.h"
+#include "libsplit/cache_dir.h"
 
 #include <chrono>
 #include <cstdio>
@@ -207,15 +208,6 @@ bool writeFile(const std::string& path, const std::string& text) {
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
-bool makeDirs(const std::string& dir) {
-  for (size_t pos = 0; pos != std::string::npos;) {
-    pos = dir.find('/', pos + 1);
-    std::string p = dir.substr(0, pos);
-    if (!p.empty() && ::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) return false;
-  }
-  return true;
-}
-
 const char* spaceName(AddressSpace a) {
   switch (a) {
     case AddressSpace::Global: return "global";
@@ -316,7 +308,7 @@ int main(int argc, char** argv) {
   }
 
   if (!s.outDir.empty()) {
-    if (!makeDirs(s.outDir) || !writeFile(s.outDir + "/partition-ready.cl", r.partitionReady) ||
+    if (!make_directories(s.outDir, 0755) || !writeFile(s.outDir + "/partition-ready.cl", r.partitionReady) ||
         !writeFile(s.outDir + "/summary.json", r.summaryJson)) {
       std::cerr << "libsplit-cc: cannot write into " << s.outDir << ": " << std::strerror(errno)
                 << "\n";
