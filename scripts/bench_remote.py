@@ -49,9 +49,20 @@ def listening(port):
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def vendors_dir(work, name, lib):
+    """A vendors folder holding one .icd file for LIB: with OCL_ICD_VENDORS set
+    to it and OCL_ICD_FILENAMES unset, both ICD loaders (ocl-icd, and the
+    Khronos one NVIDIA's CUDA ships, which takes no file there and loads
+    OCL_ICD_FILENAMES in addition to the system folder) see LIB's platform
+    only. Two PoCL libraries in one process abort in LLVM's option registry."""
+    folder = work / name
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.icd").write_text(lib + "\n")
+    return str(folder)
+
+
 def start_servers(args, work):
-    icd = work / "server.icd"
-    icd.write_text(args.server_lib + "\n")
+    icd = vendors_dir(work, "server-icd", args.server_lib)
     servers = []
     for i in range(args.servers):
         port = args.port + 10 * i
@@ -91,10 +102,9 @@ def stop_servers(servers):
 
 def environments(args, work):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OCL_ICD", "POCL_", "LIBSPLIT_"))}
-    local = dict(base, OCL_ICD_FILENAMES=args.local_lib)
-    client_icd = work / "client.icd"
-    client_icd.write_text(str(Path(args.pocl_remote).resolve() / "lib/libpocl.so") + "\n")
-    remote = dict(base, OCL_ICD_VENDORS=str(client_icd))
+    local = dict(base, OCL_ICD_VENDORS=vendors_dir(work, "local-icd", args.local_lib))
+    client_lib = str(Path(args.pocl_remote).resolve() / "lib/libpocl.so")
+    remote = dict(base, OCL_ICD_VENDORS=vendors_dir(work, "client-icd", client_lib))
     k = 0
     for i in range(args.servers):
         for d in range(args.gpus_per_server):

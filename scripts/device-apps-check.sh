@@ -3,10 +3,11 @@
 # compared (issue 27: what conformance proved on PoCL, checked on NVIDIA's
 # limits). scripts/device-pack.sh copies this file to .devpack/; there:
 #   bash .devpack/device-apps-check.sh [SIZES]      (default small,medium,large)
-# Only one platform is visible (OCL_ICD_FILENAMES=$APPS_ICD, default
-# libnvidia-opencl.so.1: the ICD loader then scans no vendor folder), so that an
-# app's first device is that platform's first GPU and the shim splits over
-# the platform's devices. Three modes:
+# Only one platform is visible ($APPS_ICD, default libnvidia-opencl.so.1, the
+# only .icd of a vendors folder named by OCL_ICD_VENDORS, OCL_ICD_FILENAMES
+# unset: the Khronos loader CUDA ships loads OCL_ICD_FILENAMES in addition to
+# /etc/OpenCL/vendors), so that an app's first device is that platform's first
+# GPU and the shim splits over the platform's devices. Three modes:
 #   native   no shim
 #   default  LD_PRELOAD=libsplit.so, default settings
 #   split    the shim with LIBSPLIT_WHOLE=0 LIBSPLIT_SYNC_PREPARE=1 (every
@@ -29,8 +30,11 @@ jobs=${APPS_JOBS:-8}
 export APPS_TIMEOUT=${APPS_TIMEOUT:-120} APPS_ITERS=${APPS_ITERS:-2}
 work=$(mktemp -d /tmp/libsplit-apps.XXXXXX)
 mkdir -p "$out" "$work/res"
-unset OCL_ICD_VENDORS
-export OCL_ICD_FILENAMES=${APPS_ICD:-libnvidia-opencl.so.1}
+apps_icd=${APPS_ICD:-libnvidia-opencl.so.1}
+unset OCL_ICD_FILENAMES
+mkdir -p "$work/vendors"
+echo "$apps_icd" >"$work/vendors/apps.icd"
+export OCL_ICD_VENDORS=$work/vendors
 export LIBSPLIT_CACHE_DIR=$work/cache SHIM=$pack/libsplit/libsplit.so RES=$work/res PACK=$pack
 
 # One run: KIND (test|bench) APP SIZE MODE; leaves RES/<name>.{out,log,rc}.
@@ -71,7 +75,7 @@ only=${APPS_ONLY:-.}
   done
 } >"$work/jobs"
 total=$(wc -l <"$work/jobs")
-echo "device-apps-check: $total runs, $jobs at once, platform $OCL_ICD_FILENAMES" >&2
+echo "device-apps-check: $total runs, $jobs at once, platform $apps_icd" >&2
 start=$SECONDS
 xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _ <"$work/jobs" &
 xargs_pid=$!
@@ -85,7 +89,7 @@ bad=0
 rc_of() { cat "$work/res/$1.rc" 2>/dev/null || echo none; }
 splits_of() { grep -c '^libsplit: launch .* split over' "$work/res/$1.log" 2>/dev/null || true; }
 {
-  echo "# $(date -u +%FT%RZ) libsplit $(cat "$pack/COMMIT" 2>/dev/null) platform $OCL_ICD_FILENAMES, sizes $sizes, --iters $APPS_ITERS"
+  echo "# $(date -u +%FT%RZ) libsplit $(cat "$pack/COMMIT" 2>/dev/null) platform $apps_icd, sizes $sizes, --iters $APPS_ITERS"
   echo "# test apps: result bytes of default / split against native (same: identical bytes and exit status)"
   for a in "$pack"/tests/apps/*; do
     n=$(basename "$a")

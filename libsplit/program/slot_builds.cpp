@@ -50,6 +50,13 @@ std::vector<unsigned> slot_order(cl_program p) {
   return order;
 }
 
+bool slot_has_remote_device(unsigned s) {
+  const Runtime& rt = runtime();
+  for (const auto& d : rt.devices)
+    if (d.slot == s && d.place == DevicePlace::remote) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<cl_device_id> slot_devices(unsigned slot) {
@@ -90,7 +97,10 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
                       std::to_string((now_ns() - slot_start) / 1000000) + " ms");
       return cached;
     }
-    if (in_background_build()) {
+    // Not for PoCL-Remote devices: killing a helper at the app's exit in the
+    // middle of its build crashed the server (pocld v6.0 in
+    // BuildOrLinkProgram), and its own connection costs more than the build.
+    if (in_background_build() && !slot_has_remote_device(s)) {
       const HelperBuild helper = build_in_helper(s, ids, *source, options);
       if (helper.result == HelperBuild::Failed) {
         const int d = rt.device_index(ids[0]);

@@ -8,7 +8,9 @@
 #      first launch) the same apps print the same stdout as natively (PASS; the --dump bytes
 #      of histogram and jacobi-2d identical), and the log shows launches split over both;
 #   4. with default settings the shim counts the remote devices as separate hardware (LOG=2)
-#      and gives native output.
+#      and gives native output;
+#   5. an app that ends before its background preparation (cold cache) leaves both servers
+#      alive: a build helper killed at exit mid-build crashed pocld v6.0.
 # usage: remote_smoke.sh SHIM BENCH_BIN_DIR
 # exit 77 (ctest: skipped) where scripts/build-pocl-remote.sh has not been run.
 set -uo pipefail
@@ -82,4 +84,14 @@ default_case() {  # the app's arguments
   fi
 }
 default_case jacobi-2d --size small --iters 30 --device 0
+
+# 5. Short runs with cold caches: the app exits while its programs build in the background.
+for i in 1 2 3; do
+  LD_PRELOAD=$shim LIBSPLIT_CACHE_DIR=$tmp/cold$i timeout -k 5 "$per_run" "$bin/matmul" --size small \
+    --iters 2 --device 0 >/dev/null 2>"$tmp/cold$i.err" ||
+    { echo "FAIL: cold run $i of matmul under the shim: exit $?"; tail -3 "$tmp/cold$i.err"; status=1; }
+done
+n=$(timeout -k 5 60 python3 "$here/cl_devices.py" | grep -c "pocl-remote")
+if [ "$n" -ne 2 ]; then echo "FAIL: after 3 short cold runs, $n of 2 remote devices answer (a server died)"; status=1
+else echo "ok: both servers alive after 3 short runs with cold caches"; fi
 exit $status
