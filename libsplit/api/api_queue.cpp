@@ -196,29 +196,6 @@ cl_int enqueue(cl_command_queue q, cl_command_type type, cl_uint num_waits, cons
 
 namespace {
 
-// The command type the app's driver gives a marker's or a barrier's event:
-// NVIDIA's marker events do not answer CL_COMMAND_MARKER (test app events
-// on an H100), PoCL's do. Asked once per device and kind, of a marker or
-// barrier enqueued on the device's internal queue.
-cl_command_type native_sync_command_type(unsigned device, cl_command_type type) {
-  static std::mutex mutex;
-  static std::map<std::pair<unsigned, cl_command_type>, cl_command_type> known;
-  std::lock_guard lock(mutex);
-  auto [it, fresh] = known.try_emplace({device, type}, type);
-  if (!fresh || device >= runtime().devices.size()) return it->second;
-  cl_command_queue dq = runtime().devices[device].queue;
-  cl_event ev = nullptr;
-  const cl_int err = type == CL_COMMAND_MARKER ? real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &ev)
-                                               : real().clEnqueueBarrierWithWaitList(dq, 0, nullptr, &ev);
-  if (err == CL_SUCCESS && ev) {
-    cl_command_type answer = type;
-    if (real().clGetEventInfo(ev, CL_EVENT_COMMAND_TYPE, sizeof answer, &answer, nullptr) == CL_SUCCESS)
-      it->second = answer;
-    real().clReleaseEvent(ev);
-  }
-  return it->second;
-}
-
 // What the app's driver answers when a user event's status is set a second
 // time: the spec's CL_INVALID_OPERATION (PoCL), or success with nothing done
 // (NVIDIA; test app errors on an H100). Asked once, of a native user event.
@@ -393,10 +370,7 @@ cl_int clGetEventInfo(cl_event e, cl_event_info param, size_t size, void* value,
   switch (param) {
     case CL_EVENT_COMMAND_QUEUE: return set_info_value(size, value, size_ret, e->queue);
     case CL_EVENT_CONTEXT: return set_info_value(size, value, size_ret, e->context);
-    case CL_EVENT_COMMAND_TYPE:
-      if ((e->type == CL_COMMAND_MARKER || e->type == CL_COMMAND_BARRIER) && e->queue)
-        return set_info_value(size, value, size_ret, native_sync_command_type(e->queue->home, e->type));
-      return set_info_value(size, value, size_ret, e->type);
+    case CL_EVENT_COMMAND_TYPE: return set_info_value(size, value, size_ret, e->type);
     case CL_EVENT_REFERENCE_COUNT: return set_info_value(size, value, size_ret, ref_count(e));
     case CL_EVENT_COMMAND_EXECUTION_STATUS: {
       std::lock_guard lock(e->mutex);
