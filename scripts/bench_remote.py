@@ -51,14 +51,25 @@ def listening(port):
 
 def vendors_dir(work, name, lib):
     """A vendors folder holding one .icd file for LIB: with OCL_ICD_VENDORS set
-    to it and OCL_ICD_FILENAMES unset, both ICD loaders (ocl-icd, and the
-    Khronos one NVIDIA's CUDA ships, which takes no file there and loads
-    OCL_ICD_FILENAMES in addition to the system folder) see LIB's platform
-    only. Two PoCL libraries in one process abort in LLVM's option registry."""
+    to it, OCL_ICD_FILENAMES unset and ocl-icd's loader first in the library
+    path (icd_loader_path), a process sees LIB's platform only. The Khronos
+    loader that CUDA ships ignores OCL_ICD_VENDORS and loads OCL_ICD_FILENAMES
+    on top of /etc/OpenCL/vendors: the client then loaded the system's PoCL
+    next to the PoCL-Remote build, and two PoCL libraries in one process
+    abort in LLVM's option registry."""
     folder = work / name
     folder.mkdir(exist_ok=True)
     (folder / f"{name}.icd").write_text(lib + "\n")
     return str(folder)
+
+
+def icd_loader_path():
+    """LD_LIBRARY_PATH with ocl-icd's libOpenCL.so.1 first, where installed."""
+    path = os.environ.get("LD_LIBRARY_PATH", "")
+    for d in ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64"):
+        if (Path(d) / "libOpenCL.so.1").exists():
+            return d + (":" + path if path else "")
+    return path
 
 
 def start_servers(args, work):
@@ -70,7 +81,7 @@ def start_servers(args, work):
             sys.exit(f"bench_remote: port {port} is in use (--port)")
         first = i * args.gpus_per_server
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OCL_ICD", "POCL_"))}
-        env.update(OCL_ICD_VENDORS=str(icd), POCL_CACHE_DIR=str(work / f"cache{i}"),
+        env.update(OCL_ICD_VENDORS=str(icd), LD_LIBRARY_PATH=icd_loader_path(), POCL_CACHE_DIR=str(work / f"cache{i}"),
                    CUDA_VISIBLE_DEVICES=",".join(str(first + g) for g in range(args.gpus_per_server)))
         for kv in args.server_env:
             k, v = kv.split("=", 1)
@@ -102,6 +113,7 @@ def stop_servers(servers):
 
 def environments(args, work):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OCL_ICD", "POCL_", "LIBSPLIT_"))}
+    base["LD_LIBRARY_PATH"] = icd_loader_path()
     local = dict(base, OCL_ICD_VENDORS=vendors_dir(work, "local-icd", args.local_lib))
     client_lib = str(Path(args.pocl_remote).resolve() / "lib/libpocl.so")
     remote = dict(base, OCL_ICD_VENDORS=vendors_dir(work, "client-icd", client_lib))

@@ -5,7 +5,8 @@
 #   bash .devpack/device-apps-check.sh [SIZES]      (default small,medium,large)
 # Only one platform is visible ($APPS_ICD, default libnvidia-opencl.so.1, the
 # only .icd of a vendors folder named by OCL_ICD_VENDORS, OCL_ICD_FILENAMES
-# unset: the Khronos loader CUDA ships loads OCL_ICD_FILENAMES in addition to
+# unset, ocl-icd's loader first in LD_LIBRARY_PATH: the Khronos loader CUDA
+# ships ignores OCL_ICD_VENDORS and loads OCL_ICD_FILENAMES in addition to
 # /etc/OpenCL/vendors), so that an app's first device is that platform's first
 # GPU and the shim splits over the platform's devices. Three modes:
 #   native   no shim
@@ -35,6 +36,9 @@ unset OCL_ICD_FILENAMES
 mkdir -p "$work/vendors"
 echo "$apps_icd" >"$work/vendors/apps.icd"
 export OCL_ICD_VENDORS=$work/vendors
+for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu; do
+  [ -e "$d/libOpenCL.so.1" ] && { export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; break; }
+done
 export LIBSPLIT_CACHE_DIR=$work/cache SHIM=$pack/libsplit/libsplit.so RES=$work/res PACK=$pack
 
 # One run: KIND (test|bench) APP SIZE MODE; leaves RES/<name>.{out,log,rc}.

@@ -56,6 +56,20 @@ TEST_F(WarmStart, SaveLoadRoundTripWithPrivatePermissions) {
   EXPECT_FALSE(store.load(bigger));
 }
 
+// The same GPUs reached through PoCL-Remote carry the local devices' names
+// and figures: their decisions and opening verdicts stay apart.
+TEST_F(WarmStart, RemoteTwinsOfTheLocalDevicesKeepTheirOwnDecisions) {
+  std::vector<DeviceInfo> local = {{"gpu", true, 132, 1980}, {"gpu", true, 132, 1980}};
+  std::vector<DeviceInfo> remote = local;
+  for (DeviceInfo& d : remote) d.remote = true;
+  WarmStartStore local_store(root_ + "/sched", local), remote_store(root_ + "/sched", remote);
+  ASSERT_TRUE(remote_store.save(key(), {0u, {1, 0}}));
+  ASSERT_TRUE(remote_store.remember_app("app --size large", WarmStartStore::Opening::lost));
+  EXPECT_FALSE(local_store.load(key()));
+  EXPECT_EQ(local_store.app_opening("app --size large"), WarmStartStore::Opening::unknown);
+  EXPECT_EQ(remote_store.app_opening("app --size large"), WarmStartStore::Opening::lost);
+}
+
 TEST_F(WarmStart, CorruptFilesAreIgnored) {
   std::vector<DeviceInfo> devices = {{"a", false, 4, 1000}, {"b", true, 16, 1500}};
   WarmStartStore store(root_, devices);
