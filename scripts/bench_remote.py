@@ -15,7 +15,9 @@ configurations), each bench app:
 Writes OUT/remote.md (medians and maxima of the app's time_ms, speed-up over
 native, remote's speed-up over local's: the issue asks >= 0.9 for matmul,
 syr2k and histogram; process wall time against native) and OUT/remote.csv
-(every run), and exits 1 when a run fails.
+(every run), and exits 1 when a run fails. After the timed rounds, each shim
+configuration runs once more with LIBSPLIT_LOG=1 (OUT/logs/APP-CONFIG.txt):
+the table's last column counts its launches split and over how many devices.
 
   scripts/bench_remote.py --bin-dir .devpack/bench/bin --shim .devpack/libsplit/libsplit.so \\
       --pocl-remote .devpack/pocl-remote/install --apps matmul,syr2k,histogram \\
@@ -29,6 +31,7 @@ no GPU, `--local-lib libpocl.so.2 --server-lib <install>/lib/libpocl.so
 import argparse
 import csv
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -127,6 +130,19 @@ def environments(args, work):
     return {"native": local, "local": dict(local, **shim), "remote1": remote, "remote": dict(remote, **shim)}
 
 
+def split_counts(log):
+    """'N/M split (k over D devices, ...)' from a LIBSPLIT_LOG=1 run's stderr."""
+    launches = [l for l in log.splitlines() if l.startswith("libsplit: launch ") and " | dev" in l]
+    over = {}
+    for l in launches:
+        m = re.search(r"split over (\d+) devices", l)
+        if m:
+            over[m.group(1)] = over.get(m.group(1), 0) + 1
+    n = sum(over.values())
+    detail = ", ".join(f"{k} over {d}" for d, k in sorted(over.items()))
+    return f"{n}/{len(launches)} split" + (f" ({detail})" if detail else "")
+
+
 def median(xs):
     xs = [x for x in xs if x == x]
     return statistics.median(xs) if xs else float("nan")
@@ -155,7 +171,7 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="libsplit-remote-bench."))
     servers = start_servers(args, work)
     envs = environments(args, work)
-    rows, failed = [], False
+    rows, failed, splits = [], False, {}
     try:
         for app in args.apps.split(","):
             cmd = [str(Path(args.bin_dir) / app), "--size", args.preset, "--iters", str(args.iters),
@@ -177,13 +193,21 @@ def main():
                         w = csv.DictWriter(f, fieldnames=list(rows[0]))
                         w.writeheader()
                         w.writerows(rows)
+            # One more run of each shim configuration with LIBSPLIT_LOG=1, not timed:
+            # how many launches split and over how many devices (OUT/logs/).
+            for config in ("local", "remote"):
+                r = run_app(cmd, dict(envs[config], LIBSPLIT_LOG="1"), args.timeout)
+                (out / "logs").mkdir(exist_ok=True)
+                (out / "logs" / f"{app}-{config}.txt").write_text(r.stdout + r.stderr)
+                splits[app, config] = split_counts(r.stderr)
     finally:
         stop_servers(servers)
     lines = [f"Speed-up of the app's time_ms over one local GPU natively (medians of {args.repeat} runs; "
              f"max/med in brackets), preset {args.preset}, {args.iters} iterations, default settings; "
              f"{args.servers} pocld servers on loopback, {args.gpus_per_server} GPUs each.", "",
              "| app | native (1 local GPU) | local (shim) | remote1 (native, 1 remote GPU) | remote (shim) "
-             "| remote / local | wall: local, remote - native |", "|---|---|---|---|---|---|---|"]
+             "| remote / local | wall: local, remote - native | launches split: local; remote (LOG=1 run) |",
+             "|---|---|---|---|---|---|---|---|"]
     for app in args.apps.split(","):
         t = {c: [r["time_ms"] for r in rows if r["app"] == app and r["config"] == c] for c in CONFIGS}
         wall = {c: median([r["wall_s"] for r in rows if r["app"] == app and r["config"] == c]) for c in CONFIGS}
@@ -193,7 +217,8 @@ def main():
         ratio = median(t["local"]) / median(t["remote"]) if t["remote"] else float("nan")
         lines.append(f"| {app} | {base:.1f} ms | {cell['local']} | {cell['remote1']} | {cell['remote']} | "
                      f"{ratio:.2f} | {1000 * (wall['local'] - wall['native']):+.0f}, "
-                     f"{1000 * (wall['remote'] - wall['native']):+.0f} ms |")
+                     f"{1000 * (wall['remote'] - wall['native']):+.0f} ms | "
+                     f"{splits.get((app, 'local'), '-')}; {splits.get((app, 'remote'), '-')} |")
     (out / "remote.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 1 if failed else 0
