@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -191,23 +192,58 @@ cl_int fill_identity(BufferStore& s, const StoreUse& u, unsigned d) {
                                     u.hull.begin, bytes, 0, nullptr, nullptr);
 }
 
+bool any_remote_device(const std::vector<unsigned>& used) {
+  return std::any_of(used.begin(), used.end(),
+                     [](unsigned d) { return runtime().devices[d].place == DevicePlace::remote; });
+}
+
+// The copies of `u`'s hull on devices `order` (in that order; the first into
+// `first_out`) handed to `take`. With a remote device among them all are read
+// at once (read_device_buffers: one network round trip, one host buffer per
+// device); else one at a time through one buffer.
+cl_int read_copies(BufferStore& s, const StoreUse& u, const std::vector<unsigned>& order, uint8_t* first_out,
+                   std::vector<uint64_t>& read_back, const std::function<void(unsigned, const uint8_t*)>& take) {
+  const size_t n = u.hull.size();
+  if (any_remote_device(order)) {
+    std::vector<std::vector<uint8_t>> copies(order.size());
+    std::vector<DeviceRead> reads;
+    for (size_t i = 0; i < order.size(); ++i) {
+      uint8_t* ptr = first_out;
+      if (i > 0 || !ptr) ptr = (copies[i] = std::vector<uint8_t>(n)).data();
+      reads.push_back({order[i], s.dev_mem[order[i]], u.hull.begin, n, ptr});
+    }
+    if (cl_int err = read_device_buffers(reads); err != CL_SUCCESS) return err;
+    for (size_t i = 0; i < order.size(); ++i) {
+      read_back[order[i]] += n;
+      take(order[i], static_cast<const uint8_t*>(reads[i].ptr));
+    }
+    return CL_SUCCESS;
+  }
+  std::vector<uint8_t> copy(n);
+  for (size_t i = 0; i < order.size(); ++i) {
+    uint8_t* ptr = i == 0 && first_out ? first_out : copy.data();
+    if (cl_int err = read_device_buffer(order[i], s.dev_mem[order[i]], u.hull.begin, n, ptr); err != CL_SUCCESS)
+      return err;
+    read_back[order[i]] += n;
+    take(order[i], ptr);
+  }
+  return CL_SUCCESS;
+}
+
 // The devices' copies of a reduction buffer combined into the host shadow;
 // read_back[d] counts the bytes read back from device d.
 cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsigned>& used,
                       std::vector<uint64_t>& read_back) {
   before_shadow_change(s, u.hull);
   uint8_t* out = s.shadow + u.hull.begin;
-  cl_int err = read_device_buffer(u.first, s.dev_mem[u.first], u.hull.begin, u.hull.size(), out);
+  std::vector<unsigned> order = {u.first};
+  for (unsigned d : used)
+    if (d != u.first) order.push_back(d);
+  cl_int err = read_copies(s, u, order, out, read_back, [&](unsigned d, const uint8_t* copy) {
+    if (d != u.first)
+      combine_reduction(u.reduction->reduction, u.reduction->reduction_bits, out, copy, u.hull.size());
+  });
   if (err != CL_SUCCESS) return err;
-  read_back[u.first] += u.hull.size();
-  std::vector<uint8_t> copy(u.hull.size());
-  for (unsigned d : used) {
-    if (d == u.first) continue;
-    err = read_device_buffer(d, s.dev_mem[d], u.hull.begin, u.hull.size(), copy.data());
-    if (err != CL_SUCCESS) return err;
-    read_back[d] += u.hull.size();
-    combine_reduction(u.reduction->reduction, u.reduction->reduction_bits, out, copy.data(), copy.size());
-  }
   wrote_host(s, u.hull);
   return CL_SUCCESS;
 }
@@ -241,13 +277,9 @@ cl_int merge_copies(const Launch& L, BufferStore& s, const StoreUse& u, const st
   before_shadow_change(s, u.hull);
   UnitMerge merge(before.data(), s.shadow + u.hull.begin, u.hull.size(),
                   std::min(u.unit, alignment_of(u.hull.begin, 128)));
-  std::vector<uint8_t> mine(u.hull.size());
-  for (unsigned d : order) {
-    cl_int err = read_device_buffer(d, s.dev_mem[d], u.hull.begin, u.hull.size(), mine.data());
-    if (err != CL_SUCCESS) return err;
-    read_back[d] += u.hull.size();
-    merge.add(mine.data());
-  }
+  if (cl_int err = read_copies(s, u, order, nullptr, read_back, [&](unsigned, const uint8_t* mine) { merge.add(mine); });
+      err != CL_SUCCESS)
+    return err;
   if (merge.conflicts()) {
     *racy += merge.conflicts();
     log_line(2, "launch " + std::to_string(L.id) + " " + L.kernel->name + ": racy writes: " +
@@ -445,8 +477,10 @@ void complete_with_devices(const Stores& stores, const Runs& runs, const std::ve
 // one that failed, else CL_SUCCESS.
 cl_int wait_for_devices(SplitOutcome& o, const std::vector<unsigned>& used) {
   cl_int lost = CL_SUCCESS;  // a device that cannot finish (lost) fails the launch
-  for (unsigned d : used)
-    if (cl_int err = finish_device_queue(runtime().devices[d].queue)) lost = err;
+  std::vector<cl_command_queue> queues;
+  for (unsigned d : used) queues.push_back(runtime().devices[d].queue);
+  for (cl_int err : finish_device_queues(queues))
+    if (err != CL_SUCCESS) lost = err;
   const cl_int status = lost != CL_SUCCESS ? lost : read_split_times(o);
   // LIBSPLIT_INJECT_SLOWDOWN: each device's kernel time as measured and as
   // stretched; the launch then waits for the slowest stretched device (the

@@ -217,9 +217,9 @@ void help_complete_up_to(cl_command_queue q, cl_event until) {
   // A queue that cannot finish (its device was lost) fails its commands:
   // their callbacks never come, and the app's clFinish must return.
   std::vector<std::pair<cl_command_queue, cl_int>> failed;
-  for (cl_command_queue dq : queues)
-    if (dq)
-      if (cl_int err = finish_device_queue(dq); err != CL_SUCCESS) failed.emplace_back(dq, err);
+  const std::vector<cl_int> finished = finish_device_queues(queues);
+  for (size_t i = 0; i < queues.size(); ++i)
+    if (queues[i] && finished[i] != CL_SUCCESS) failed.emplace_back(queues[i], finished[i]);
   for (auto& [entry, w] : todo) {
     cl_event native = w->native;
     auto f = std::find_if(failed.begin(), failed.end(), [&](auto& p) { return p.first == w->device_queue; });

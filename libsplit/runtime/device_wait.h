@@ -11,11 +11,17 @@
 
 #include <CL/cl.h>
 
+#include <vector>
+
 namespace libsplit {
 
 // clFinish of libsplit's device queue dq: CL_SUCCESS, or the driver's error,
 // or CL_DEVICE_NOT_AVAILABLE where dq's device was lost.
 cl_int finish_device_queue(cl_command_queue dq);
+
+// finish_device_queue of each queue (null ones skipped), the remote ones
+// waited together: their statuses, in the order of `queues`.
+std::vector<cl_int> finish_device_queues(const std::vector<cl_command_queue>& queues);
 
 // clWaitForEvents of one native event of libsplit's: its final execution
 // status (CL_COMPLETE, or negative: the command failed, the device was lost).
@@ -27,6 +33,17 @@ cl_int wait_device_event(cl_event native);
 // for as above. CL_SUCCESS or the error (CL_DEVICE_NOT_AVAILABLE: lost).
 cl_int read_device_buffer(unsigned d, cl_mem mem, size_t offset, size_t size, void* ptr);
 cl_int write_device_buffer(unsigned d, cl_mem mem, size_t offset, size_t size, const void* ptr);
+
+// Several reads from libsplit's device buffers at once, each as
+// read_device_buffer; those on remote devices are waited for together.
+// CL_SUCCESS when all succeeded, else the first error.
+struct DeviceRead {
+  unsigned device;
+  cl_mem mem;
+  size_t offset, size;
+  void* ptr;
+};
+cl_int read_device_buffers(const std::vector<DeviceRead>& reads);
 
 // Whether runtime device d was found lost (its waits then return at once).
 bool device_lost(unsigned d);
