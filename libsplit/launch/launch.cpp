@@ -259,9 +259,11 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   auto stamp = [timed] { return timed ? now_ns() : cl_ulong(0); };
   const cl_ulong t0 = stamp();
   driver_enqueue_ns() = 0;
+  const cl_ulong driver0 = driver_call_ns();  // all driver calls of this thread (LOG=3)
   if (!program_launchable(k->program, q->home)) return CL_INVALID_PROGRAM_EXECUTABLE;
   deliver_reports();
   const cl_ulong t_reports = stamp();
+  const cl_ulong driver_reports = driver_call_ns();
   Launch L;
   L.queue = q;
   L.kernel = k;
@@ -275,15 +277,16 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   const cl_ulong t1 = stamp();
   describe(L);
   const cl_ulong t2 = stamp();
+  const cl_ulong driver2 = driver_call_ns();
   auto timing = [&](const char* how, cl_ulong t3, cl_ulong t4) {
-    if (timed)
-      log_line(3, "host time of launch " + std::to_string(L.id) + " (" + how + "): reports " +
-                      std::to_string((t_reports - t0) / 1000) + " us (earlier launches' times to the scheduler, " +
-                      "their log lines included), prepare " + std::to_string((t1 - t_reports) / 1000) +
-                      " us, describe " +
-                      std::to_string((t2 - t1) / 1000) + " us, plan " + std::to_string((t3 - t2) / 1000) +
-                      " us, run " + std::to_string((t4 - t3) / 1000) + " us (of which the drivers' enqueues " +
-                      std::to_string(driver_enqueue_ns() / 1000) + " us)");
+    if (!timed) return;
+    auto us = [](cl_ulong ns) { return std::to_string(ns / 1000); };
+    log_line(3, "host time of launch " + std::to_string(L.id) + " (" + how + "): reports " + us(t_reports - t0) +
+                    " us (earlier launches' times to the scheduler, their log lines included; driver calls " +
+                    us(driver_reports - driver0) + " us), prepare " + us(t1 - t_reports) + " us, describe " +
+                    us(t2 - t1) + " us, plan " + us(t3 - t2) + " us, run " + us(t4 - t3) +
+                    " us (driver calls " + us(driver_call_ns() - driver2) + " us, of which the sub-kernel enqueues " +
+                    us(driver_enqueue_ns()) + " us)");
   };
   if (!L.split) {
     cl_int err = run_whole(L, q->home, nullptr);

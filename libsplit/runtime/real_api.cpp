@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <ctime>
 #include <type_traits>
 
 namespace libsplit {
@@ -171,6 +172,42 @@ void install_fault_wrappers(RealApi& api) {
 }
 #pragma GCC diagnostic pop
 
+// ---- Driver time per thread (LIBSPLIT_LOG=3) ---------------------------------
+// Every entry point timed into the calling thread's driver_call_ns(), so that
+// LOG=3 can tell a launch's host time in the drivers from libsplit's own.
+RealApi timed_next;  // what the timing wrappers call
+
+cl_ulong clock_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return cl_ulong(ts.tv_sec) * 1000000000u + cl_ulong(ts.tv_nsec);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#define CL_API(kind, ret, name, params, args)                  \
+  ret CL_API_CALL timed_##name params {                        \
+    const cl_ulong start = clock_ns();                         \
+    struct Add {                                               \
+      cl_ulong start;                                          \
+      ~Add() { driver_call_ns() += clock_ns() - start; }       \
+    } add{start};                                              \
+    return timed_next.name args;                               \
+  }
+#include "cl_api_table.def"
+#undef CL_API
+
+void install_timing_wrappers(RealApi& api) {
+  const char* log = getenv("LIBSPLIT_LOG");
+  if (!log || atoi(log) < 3) return;
+  timed_next = api;
+#define CL_API(kind, ret, name, params, args) \
+  if (api.name) api.name = timed_##name;
+#include "cl_api_table.def"
+#undef CL_API
+}
+#pragma GCC diagnostic pop
+
 RealApi load() {
   RealApi api;
 #define CL_API(kind, ret, name, params, args) \
@@ -188,9 +225,15 @@ RealApi load() {
     }
   }
   install_fault_wrappers(api);
+  install_timing_wrappers(api);
   return api;
 }
 }  // namespace
+
+cl_ulong& driver_call_ns() {
+  thread_local cl_ulong spent = 0;
+  return spent;
+}
 
 const RealApi& real() {
   static const RealApi api = load();

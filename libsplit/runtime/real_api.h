@@ -18,6 +18,10 @@ struct RealApi {
 // Resolved once, on first use. Missing entries stay null (old loaders).
 const RealApi& real();
 
+// Nanoseconds this thread has spent in driver calls; counted only at
+// LIBSPLIT_LOG=3 (the entry points are then timed), else stays 0.
+cl_ulong& driver_call_ns();
+
 // A driver event's execution status (CL_QUEUED .. CL_COMPLETE, or its
 // negative error); `unknown` where the query itself fails.
 cl_int native_status(cl_event e, cl_int unknown = CL_COMPLETE);
