@@ -248,22 +248,43 @@ void tell_scheduler_ready(Runtime& rt, cl_kernel k) {
   if (opening_ended && all) rt.all_ready_told = true;
 }
 
+// The host times of a launch's stages and the drivers' part of them, for
+// LIBSPLIT_LOG=3 only (a clock read costs ~50 ns, and a launch is a few us).
+class StageClock {
+ public:
+  enum Stage { start, reports, prepare, describe, plan, run, count };
+  explicit StageClock(bool on) : on_(on) {
+    driver_enqueue_ns() = 0;
+    mark(start);
+  }
+  void mark(Stage s) {
+    if (on_) at_[s] = now_ns(), driver_[s] = driver_call_ns();
+  }
+  void log(uint64_t id, const char* how) const {
+    if (!on_) return;
+    auto us = [this](Stage s) { return std::to_string((at_[s] - at_[s - 1]) / 1000); };
+    auto driver_us = [this](Stage from, Stage to) { return std::to_string((driver_[to] - driver_[from]) / 1000); };
+    log_line(3, "host time of launch " + std::to_string(id) + " (" + how + "): reports " + us(reports) +
+                    " us (earlier launches' times to the scheduler, their log lines included; driver calls " +
+                    driver_us(start, reports) + " us), prepare " + us(prepare) + " us, describe " + us(describe) +
+                    " us, plan " + us(plan) + " us, run " + us(run) + " us (driver calls " + driver_us(describe, run) +
+                    " us, of which the sub-kernel enqueues " + std::to_string(driver_enqueue_ns() / 1000) + " us)");
+  }
+
+ private:
+  bool on_;
+  cl_ulong at_[count] = {}, driver_[count] = {};
+};
+
 }  // namespace
 
 cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
                       std::vector<ArgValue>&& args) {
   Runtime& rt = runtime();
-  // Host times of the stages, for LIBSPLIT_LOG=3 only (a clock read costs
-  // ~50 ns, and a launch is a few us).
-  const bool timed = rt.controls.log >= 3;
-  auto stamp = [timed] { return timed ? now_ns() : cl_ulong(0); };
-  const cl_ulong t0 = stamp();
-  driver_enqueue_ns() = 0;
-  const cl_ulong driver0 = driver_call_ns();  // all driver calls of this thread (LOG=3)
+  StageClock clock(rt.controls.log >= 3);
   if (!program_launchable(k->program, q->home)) return CL_INVALID_PROGRAM_EXECUTABLE;
   deliver_reports();
-  const cl_ulong t_reports = stamp();
-  const cl_ulong driver_reports = driver_call_ns();
+  clock.mark(StageClock::reports);
   Launch L;
   L.queue = q;
   L.kernel = k;
@@ -274,23 +295,14 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     L.exec_info = k->exec_info;
   }
   L.id = ++rt.launches;
-  const cl_ulong t1 = stamp();
+  clock.mark(StageClock::prepare);
   describe(L);
-  const cl_ulong t2 = stamp();
-  const cl_ulong driver2 = driver_call_ns();
-  auto timing = [&](const char* how, cl_ulong t3, cl_ulong t4) {
-    if (!timed) return;
-    auto us = [](cl_ulong ns) { return std::to_string(ns / 1000); };
-    log_line(3, "host time of launch " + std::to_string(L.id) + " (" + how + "): reports " + us(t_reports - t0) +
-                    " us (earlier launches' times to the scheduler, their log lines included; driver calls " +
-                    us(driver_reports - driver0) + " us), prepare " + us(t1 - t_reports) + " us, describe " +
-                    us(t2 - t1) + " us, plan " + us(t3 - t2) + " us, run " + us(t4 - t3) +
-                    " us (driver calls " + us(driver_call_ns() - driver2) + " us, of which the sub-kernel enqueues " +
-                    us(driver_enqueue_ns()) + " us)");
-  };
+  clock.mark(StageClock::describe);
   if (!L.split) {
+    clock.mark(StageClock::plan);
     cl_int err = run_whole(L, q->home, nullptr);
-    timing("whole", t2, stamp());
+    clock.mark(StageClock::run);
+    clock.log(L.id, "whole");
     return err;
   }
 
@@ -300,7 +312,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   std::shared_ptr<StagedProbes> probes;
   if (std::vector<sched::Chunk> wanted = plan->probes(); !wanted.empty())
     probes = stage_probes(L, wanted, plan->probe_staging_room());
-  const cl_ulong t3 = stamp();
+  clock.mark(StageClock::plan);
   cl_int err;
   if (std::optional<unsigned> whole = plan->whole_device()) {
     L.why_whole = "scheduler chose device " + std::to_string(*whole);
@@ -330,7 +342,8 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     err = run_split(L, *plan);
   }
   if (probes) start_probes(L, std::move(probes));
-  timing(plan->whole_device() ? "whole by plan" : "split", t3, stamp());
+  clock.mark(StageClock::run);
+  clock.log(L.id, plan->whole_device() ? "whole by plan" : "split");
   return err;
 }
 

@@ -367,8 +367,33 @@ OwnerPlacement::OwnerPlacement(const Launch& L, unsigned devices) : launch_(&L),
     for (uint64_t g = 0; g < L.total_groups; ++g) owner_[g] = int(g * devices / L.total_groups);
   }
   placed_.assign(owner_.size(), false);
-  for (int o : owner_) top_owner_ = std::max(top_owner_, o);
+  const int64_t n = int64_t(owner_.size());
+  low_.assign(devices + 1, 0);
+  high_.assign(devices + 1, n - 1);
+  first_.assign(devices + 1, n);
+  last_.assign(devices + 1, -1);
+  left_.assign(devices + 1, 0);
+  for (int64_t g = 0; g < n; ++g) {
+    const int o = owner_[g];
+    top_owner_ = std::max(top_owner_, o);
+    first_[o + 1] = std::min(first_[o + 1], g);
+    last_[o + 1] = std::max(last_[o + 1], g);
+    ++left_[o + 1];
+  }
   active_ = true;
+}
+
+int64_t OwnerPlacement::lowest_unplaced(int who) {
+  int64_t& g = low_[who + 1];
+  const int64_t n = int64_t(owner_.size());
+  while (g < n && (placed_[g] || owner_[g] != who)) ++g;
+  return g;
+}
+
+int64_t OwnerPlacement::highest_unplaced(int who) {
+  int64_t& g = high_[who + 1];
+  while (g >= 0 && (placed_[g] || owner_[g] != who)) --g;
+  return g;
 }
 
 std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size, bool may_decline) {
@@ -382,10 +407,9 @@ std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size
   auto from_top = [&](int who) { return who == top_owner_; };
   // The run `who` would give from one end; `commit` marks it placed.
   auto find = [&](int who, bool downward) -> std::optional<sched::Chunk> {
-    int64_t g = downward ? n - 1 : 0;
-    const int64_t step = downward ? -1 : 1;
-    while (g >= 0 && g < n && (placed_[g] || owner_[g] != who)) g += step;
+    const int64_t g = downward ? highest_unplaced(who) : lowest_unplaced(who);
     if (g < 0 || g >= n) return std::nullopt;
+    const int64_t step = downward ? -1 : 1;
     int64_t e = g;
     uint64_t count = 0;
     while (e >= 0 && e < n && !placed_[e] && owner_[e] == who && count < size) e += step, ++count;
@@ -393,7 +417,10 @@ std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size
     return sched::Chunk{device, first, count};
   };
   auto commit = [&](const sched::Chunk& c) {
-    for (uint64_t g = c.first_group; g < c.first_group + c.group_count; ++g) placed_[g] = true;
+    for (uint64_t g = c.first_group; g < c.first_group + c.group_count; ++g) {
+      placed_[g] = true;
+      --left_[owner_[g] + 1];
+    }
     remaining_ -= c.group_count;
     return c;
   };
@@ -402,26 +429,18 @@ std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size
   // Steal: from the end of another device's remaining groups nearest to
   // this device's own groups (a neighbour's border: the partition border
   // moves, no hole is cut); ties go to the device with the most left.
-  std::vector<uint64_t> left(devices_, 0);
-  std::vector<int64_t> lo(devices_, n), hi(devices_, -1);
-  int64_t mine_lo = n, mine_hi = -1;
-  for (int64_t g = 0; g < n; ++g) {
-    if (owner_[g] == int(device)) mine_lo = std::min(mine_lo, g), mine_hi = std::max(mine_hi, g);
-    if (placed_[g] || owner_[g] < 0) continue;
-    ++left[owner_[g]];
-    lo[owner_[g]] = std::min(lo[owner_[g]], g);
-    hi[owner_[g]] = std::max(hi[owner_[g]], g);
-  }
+  int64_t mine_lo = device + 1 < first_.size() ? first_[device + 1] : n;
+  int64_t mine_hi = device + 1 < last_.size() ? last_[device + 1] : -1;
   if (mine_hi < 0) mine_lo = mine_hi = n / 2;
   auto distance = [&](int64_t g) { return std::min(std::llabs(g - mine_lo), std::llabs(g - mine_hi)); };
   int victim = -1;
   bool downward = false;
   int64_t best = 0;
   for (unsigned v = 0; v < devices_; ++v) {
-    if (!left[v]) continue;
+    if (!left_[v + 1]) continue;
     for (bool down : {false, true}) {
-      const int64_t dist = distance(down ? hi[v] : lo[v]);
-      if (victim < 0 || dist < best || (dist == best && left[v] > left[unsigned(victim)]))
+      const int64_t dist = distance(down ? highest_unplaced(int(v)) : lowest_unplaced(int(v)));
+      if (victim < 0 || dist < best || (dist == best && left_[v + 1] > left_[unsigned(victim) + 1]))
         victim = int(v), downward = down, best = dist;
     }
   }
@@ -437,7 +456,7 @@ std::optional<sched::Chunk> OwnerPlacement::place(unsigned device, uint64_t size
       const StagingEstimate e = staging_bytes(*launch_, {*c});
       const double mine = (*rates)[device] * double(c->group_count) +
                           double(e.to_device + e.to_host) / st.copy_rate;
-      const double theirs = (*rates)[victim] * double(left[victim]);
+      const double theirs = (*rates)[victim] * double(left_[unsigned(victim) + 1]);
       if (mine >= theirs) return std::nullopt;
     }
   }

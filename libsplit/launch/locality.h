@@ -88,8 +88,19 @@ class OwnerPlacement {
  private:
   const Launch* launch_ = nullptr;
   bool active_ = false;
+  // The lowest and highest unplaced group of owner `who`, or -1 / n when it
+  // has none: cursors that only move inward (a group once placed stays
+  // placed, owners do not change), so each launch scans its groups once
+  // however many packages it deals (it rescanned them at every package).
+  int64_t lowest_unplaced(int who);
+  int64_t highest_unplaced(int who);
+
   std::vector<int> owner_;      // recorded owner per group (-1: none)
   std::vector<bool> placed_;
+  // Indexed by owner + 1 (0: no owner).
+  std::vector<int64_t> low_, high_;          // the cursors above
+  std::vector<int64_t> first_, last_;        // the owner's groups' range, placed or not
+  std::vector<uint64_t> left_;               // its unplaced groups
   int top_owner_ = -1;          // the highest-numbered owner: takes its groups from the top
   uint64_t remaining_ = 0;
   unsigned devices_ = 0;
