@@ -41,6 +41,21 @@ need_build() {
   exit 2
 }
 
+# The folder of ocl-icd's libOpenCL.so.1 when the system resolves the loader elsewhere first
+# (CUDA's Khronos loader: it ignores OCL_ICD_VENDORS and loads OCL_ICD_FILENAMES on top of
+# /etc/OpenCL/vendors, so a client would load the system's PoCL next to this build's and abort
+# in LLVM); empty where the default loader is ocl-icd's.
+ocl_icd_dir() {
+  local first d
+  first=$(ldconfig -p 2>/dev/null | awk '/libOpenCL\.so\.1 /{print $NF; exit}')
+  for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu; do
+    [ -e "$d/libOpenCL.so.1" ] || continue
+    case $first in "$d"/*|/lib/x86_64-linux-gnu/*|/usr/lib/x86_64-linux-gnu/*|"") ;; *) echo "$d" ;; esac
+    return
+  done
+}
+loader_dir=$(ocl_icd_dir)
+
 # Is something listening on addr:port? (bash's /dev/tcp, no extra tool)
 listening() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
@@ -64,7 +79,8 @@ start() {
     read -r -a extra <<<"${!var:-}"
     # Each server gets its own kernel cache: two PoCL processes building the same kernel at
     # the same time is fine for PoCL, but separate caches keep the servers independent hosts.
-    env OCL_ICD_VENDORS="${LIBSPLIT_REMOTE_SERVER_ICD:-$icd}" \
+    env -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="${LIBSPLIT_REMOTE_SERVER_ICD:-$icd}" \
+        ${loader_dir:+LD_LIBRARY_PATH="$loader_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"} \
         POCL_DEVICES="${LIBSPLIT_REMOTE_SERVER_POCL_DEVICES:-cpu}" \
         POCL_CACHE_DIR="$state/cache$i" \
         "${extra[@]}" \
@@ -109,7 +125,9 @@ client_env() {
   [ -s "$state/servers" ] || { echo "remote-node: no servers recorded in $state (start first)" >&2; exit 1; }
   local k=0 devices=() pid a port d
   [ "${LIBSPLIT_REMOTE_CLIENT_LOCAL:-0}" = 1 ] && devices+=(cpu)
+  echo "unset OCL_ICD_FILENAMES"
   echo "export OCL_ICD_VENDORS='$icd'"
+  [ -n "$loader_dir" ] && echo "export LD_LIBRARY_PATH='$loader_dir'\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
   while read -r pid a port; do
     for ((d = 0; d < per_server; d++)); do
       echo "export POCL_REMOTE${k}_PARAMETERS='$a:$port/$d'"
