@@ -50,7 +50,7 @@ cl_int read_split_times(SplitOutcome& o) {
     o.transfer_seconds[d] = w1 > w0 ? (w1 - w0) * 1e-9 : 0;
     for (ChunkRun& r : o.runs[d]) {
       if (!r.event) continue;
-      const cl_int status = native_status(r.event);
+      const cl_int status = r.final_status <= CL_COMPLETE ? r.final_status : native_status(r.event);
       // An asynchronous split has returned already: a sub-kernel that
       // failed on its device is said here; the app's event ends with the
       // device queue's markers, whose status the driver decides (what a
@@ -105,10 +105,13 @@ void log_and_trace(const SplitOutcome& o) {
   log_line(1, line.str());
 }
 
-bool completed(const SplitOutcome& o) {
+bool completed(SplitOutcome& o) {
   for (unsigned d : o.used)
-    for (const ChunkRun& r : o.runs[d])
-      if (r.event && native_status(r.event) > CL_COMPLETE) return false;
+    for (ChunkRun& r : o.runs[d]) {
+      if (!r.event || r.final_status <= CL_COMPLETE) continue;
+      r.final_status = native_status(r.event);
+      if (r.final_status > CL_COMPLETE) return false;
+    }
   return true;
 }
 
