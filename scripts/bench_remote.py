@@ -15,7 +15,8 @@ configurations), each bench app:
 Writes OUT/remote.md (medians and maxima of the app's time_ms, speed-up over
 native, remote's speed-up over local's: the issue asks >= 0.9 for matmul,
 syr2k and histogram; process wall time against native) and OUT/remote.csv
-(every run), and exits 1 when a run fails. After the timed rounds, each shim
+(every run) and OUT/remote.svg (the speed-ups as bars; --plot-only CSV redraws it
+from an earlier remote.csv), and exits 1 when a run fails. After the timed rounds, each shim
 configuration runs once more with LIBSPLIT_LOG=1 (OUT/logs/APP-CONFIG.txt):
 the table's last column counts its launches split and over how many devices.
 
@@ -148,11 +149,48 @@ def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
+def svg_bars(rows, apps, path):
+    """Speed-up over one local GPU natively per app: local, remote1 and remote
+    bars side by side, a dotted line at 1 (the app alone)."""
+    colors = {"local": "#1f77b4", "remote1": "#aaaaaa", "remote": "#d62728"}
+    legend = {"local": "shim, local GPUs", "remote1": "1 GPU via pocld", "remote": "shim, remote GPUs"}
+    ups = {}
+    for app in apps:
+        base = median([r["time_ms"] for r in rows if r["app"] == app and r["config"] == "native"])
+        for c in colors:
+            t = median([r["time_ms"] for r in rows if r["app"] == app and r["config"] == c])
+            ups[app, c] = base / t if t == t and t > 0 else 0.0
+    top = max([4.0] + [v for v in ups.values() if v == v])
+    w, h, left, bottom, group = 220 + 150 * len(apps), 320, 50, 40, 150
+    y = lambda v: h - bottom - (h - bottom - 30) * v / top  # noqa: E731
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
+             f'font-size="12">', f'<text x="{left}" y="18">speed-up over one local GPU, app alone</text>']
+    for k in range(int(top) + 1):
+        parts.append(f'<line x1="{left}" x2="{w - 10}" y1="{y(k):.1f}" y2="{y(k):.1f}" stroke="#eee"/>'
+                     f'<text x="{left - 8}" y="{y(k) + 4:.1f}" text-anchor="end">{k}x</text>')
+    parts.append(f'<line x1="{left}" x2="{w - 10}" y1="{y(1):.1f}" y2="{y(1):.1f}" stroke="#000" '
+                 f'stroke-dasharray="2,3"/>')
+    for i, app in enumerate(apps):
+        x0 = left + 20 + i * group
+        for j, c in enumerate(colors):
+            v = ups[app, c]
+            parts.append(f'<rect x="{x0 + 35 * j}" y="{y(v):.1f}" width="30" height="{y(0) - y(v):.1f}" '
+                         f'fill="{colors[c]}"/><text x="{x0 + 35 * j + 15}" y="{y(v) - 4:.1f}" '
+                         f'text-anchor="middle" font-size="10">{v:.2f}</text>')
+        parts.append(f'<text x="{x0 + 50}" y="{h - bottom + 16}" text-anchor="middle">{app}</text>')
+    for j, c in enumerate(colors):
+        parts.append(f'<rect x="{w - 150}" y="{30 + 16 * j}" width="10" height="10" fill="{colors[c]}"/>'
+                     f'<text x="{w - 135}" y="{39 + 16 * j}">{legend[c]}</text>')
+    parts.append("</svg>")
+    Path(path).write_text("\n".join(parts) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin-dir", default="build/bench/bin")
     ap.add_argument("--shim", default="build/libsplit/libsplit.so")
-    ap.add_argument("--pocl-remote", required=True, help="install folder of the PoCL-Remote build")
+    ap.add_argument("--pocl-remote", help="install folder of the PoCL-Remote build (required unless --plot-only)")
+    ap.add_argument("--plot-only", metavar="CSV", help="no runs: the table and plot of an earlier remote.csv")
     ap.add_argument("--servers", type=int, default=2)
     ap.add_argument("--gpus-per-server", type=int, default=2)
     ap.add_argument("--local-lib", default="libnvidia-opencl.so.1", help="the GPUs' OpenCL library")
@@ -168,6 +206,15 @@ def main():
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.plot_only:
+        with open(args.plot_only, newline="") as f:
+            rows = [dict(r, time_ms=float(r["time_ms"]), wall_s=float(r["wall_s"])) for r in csv.DictReader(f)]
+        apps = list(dict.fromkeys(r["app"] for r in rows))
+        svg_bars(rows, apps, out / "remote.svg")
+        print(f"wrote {out / 'remote.svg'}")
+        return 0
+    if not args.pocl_remote:
+        ap.error("--pocl-remote is required (or --plot-only CSV)")
     work = Path(tempfile.mkdtemp(prefix="libsplit-remote-bench."))
     servers = start_servers(args, work)
     envs = environments(args, work)
@@ -220,6 +267,7 @@ def main():
                      f"{1000 * (wall['remote'] - wall['native']):+.0f} ms | "
                      f"{splits.get((app, 'local'), '-')}; {splits.get((app, 'remote'), '-')} |")
     (out / "remote.md").write_text("\n".join(lines) + "\n")
+    svg_bars(rows, args.apps.split(","), out / "remote.svg")
     print("\n".join(lines))
     return 1 if failed else 0
 
