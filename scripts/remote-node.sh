@@ -20,7 +20,7 @@
 #                                index 0..n-1 of every server
 #   Server side (default: the build's own PoCL, its CPU device "cpu"):
 #   LIBSPLIT_REMOTE_SERVER_ICD   OCL_ICD_VENDORS for the servers: an .icd file or a folder,
-#                                e.g. /etc/OpenCL/vendors/nvidia.icd to serve the NVIDIA GPUs
+#                                e.g. a file holding libnvidia-opencl.so.1 to serve the NVIDIA GPUs
 #   LIBSPLIT_REMOTE_SERVER_POCL_DEVICES  POCL_DEVICES for a PoCL server (default cpu)
 #   LIBSPLIT_REMOTE_SERVER<i>_ENV  extra "VAR=value ..." for server i only, e.g.
 #                                LIBSPLIT_REMOTE_SERVER0_ENV="CUDA_VISIBLE_DEVICES=0,1"
