@@ -134,27 +134,59 @@ cl_int wait_while_available(cl_event native, unsigned d) {
   }
 }
 
-// Runs `enqueue(blocking, event)`: blocking on this host's devices, else
-// non-blocking with an event waited for while the device is there.
-cl_int blocking_on(unsigned d, const std::function<cl_int(cl_bool, cl_event*)>& enqueue) {
-  if (runtime().devices[d].place != DevicePlace::remote) return enqueue(CL_TRUE, nullptr);
-  if (!check_available(d)) return CL_DEVICE_NOT_AVAILABLE;
+using Enqueue = std::function<cl_int(cl_bool blocking, cl_event* event)>;
+
+// A command on remote device d in two halves, so that several can be in
+// flight before any is waited for (one network round trip for all). First:
+// `enqueue` non-blocking with an event, queue q flushed; null where nothing
+// is left to wait for, *err then says why (CL_SUCCESS: the driver gave no
+// event).
+cl_event start_on_remote(unsigned d, cl_command_queue q, const Enqueue& enqueue, cl_int* err) {
+  *err = CL_SUCCESS;
+  if (!check_available(d)) {
+    *err = CL_DEVICE_NOT_AVAILABLE;
+    return nullptr;
+  }
   cl_event e = nullptr;
-  const cl_int err = enqueue(CL_FALSE, &e);
-  if (err != CL_SUCCESS || !e) return check_available(d) ? err : CL_DEVICE_NOT_AVAILABLE;
-  real().clFlush(runtime().devices[d].queue);
+  const cl_int status = enqueue(CL_FALSE, &e);
+  if (status != CL_SUCCESS || !e) {
+    *err = check_available(d) ? status : CL_DEVICE_NOT_AVAILABLE;
+    return nullptr;
+  }
+  real().clFlush(q);
+  return e;
+}
+
+// Second: waited for while the device is there; CL_SUCCESS or the error.
+cl_int finish_on_remote(unsigned d, cl_event e) {
   const cl_int status = wait_while_available(e, d);
   real().clReleaseEvent(e);
   return status < 0 ? status : CL_SUCCESS;
 }
 
+Enqueue marker_on(cl_command_queue q) {
+  return [q](cl_bool, cl_event* e) { return real().clEnqueueMarkerWithWaitList(q, 0, nullptr, e); };
+}
+
+// Runs `enqueue(blocking, event)`: blocking on this host's devices, else
+// non-blocking with an event waited for while the device is there.
+cl_int blocking_on(unsigned d, const Enqueue& enqueue) {
+  if (runtime().devices[d].place != DevicePlace::remote) return enqueue(CL_TRUE, nullptr);
+  cl_int err = CL_SUCCESS;
+  cl_event e = start_on_remote(d, runtime().devices[d].queue, enqueue, &err);
+  return e ? finish_on_remote(d, e) : err;
+}
+
+Enqueue read_on(unsigned d, cl_mem mem, size_t offset, size_t size, void* ptr) {
+  return [=](cl_bool blocking, cl_event* e) {
+    return real().clEnqueueReadBuffer(runtime().devices[d].queue, mem, blocking, offset, size, ptr, 0, nullptr, e);
+  };
+}
+
 }  // namespace
 
 cl_int read_device_buffer(unsigned d, cl_mem mem, size_t offset, size_t size, void* ptr) {
-  return blocking_on(d, [&](cl_bool blocking, cl_event* e) {
-    return real().clEnqueueReadBuffer(runtime().devices[d].queue, mem, blocking, offset, size, ptr, 0,
-                                      nullptr, e);
-  });
+  return blocking_on(d, read_on(d, mem, offset, size, ptr));
 }
 
 cl_int write_device_buffer(unsigned d, cl_mem mem, size_t offset, size_t size, const void* ptr) {
@@ -176,24 +208,16 @@ cl_int read_device_buffers(const std::vector<DeviceRead>& reads) {
   for (size_t i = 0; i < reads.size(); ++i) {
     const DeviceRead& r = reads[i];
     if (runtime().devices[r.device].place != DevicePlace::remote) continue;
-    if (!check_available(r.device)) {
-      note(CL_DEVICE_NOT_AVAILABLE);
-      continue;
-    }
-    const cl_int err = real().clEnqueueReadBuffer(runtime().devices[r.device].queue, r.mem, CL_FALSE, r.offset,
-                                                  r.size, r.ptr, 0, nullptr, &events[i]);
-    if (err != CL_SUCCESS || !events[i]) note(check_available(r.device) ? err : CL_DEVICE_NOT_AVAILABLE);
-    else real().clFlush(runtime().devices[r.device].queue);
+    cl_int err = CL_SUCCESS;
+    events[i] = start_on_remote(r.device, runtime().devices[r.device].queue,
+                                read_on(r.device, r.mem, r.offset, r.size, r.ptr), &err);
+    note(err);
   }
   for (const DeviceRead& r : reads)
     if (runtime().devices[r.device].place != DevicePlace::remote)
       note(read_device_buffer(r.device, r.mem, r.offset, r.size, r.ptr));
-  for (size_t i = 0; i < reads.size(); ++i) {
-    if (!events[i]) continue;
-    const cl_int status = wait_while_available(events[i], reads[i].device);
-    real().clReleaseEvent(events[i]);
-    if (status < 0) note(status);
-  }
+  for (size_t i = 0; i < reads.size(); ++i)
+    if (events[i]) note(finish_on_remote(reads[i].device, events[i]));
   return first_error;
 }
 
@@ -204,47 +228,28 @@ bool any_device_lost() { return any_remote() && any_remote_lost(); }
 cl_int finish_device_queue(cl_command_queue dq) {
   const int d = any_remote() ? device_of_queue(dq) : -1;
   if (!is_remote(d)) return real().clFinish(dq);
-  if (!check_available(unsigned(d))) return CL_DEVICE_NOT_AVAILABLE;
   // A marker completes after everything queued before it on this in-order queue.
-  cl_event marker = nullptr;
-  cl_int err = real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &marker);
-  if (err != CL_SUCCESS || !marker) return check_available(unsigned(d)) ? err : CL_DEVICE_NOT_AVAILABLE;
-  real().clFlush(dq);
-  const cl_int status = wait_while_available(marker, unsigned(d));
-  real().clReleaseEvent(marker);
-  return status < 0 ? status : CL_SUCCESS;
+  cl_int err = CL_SUCCESS;
+  cl_event marker = start_on_remote(unsigned(d), dq, marker_on(dq), &err);
+  return marker ? finish_on_remote(unsigned(d), marker) : err;
 }
 
 std::vector<cl_int> finish_device_queues(const std::vector<cl_command_queue>& queues) {
-  std::vector<cl_int> result(queues.size(), CL_SUCCESS);
   // Every remote queue's marker goes out before any wait: a wait costs a
   // network round trip after the device's work, and waiting queue by queue
   // paid one per device (matmul on 4 H100 behind pocld: ~5.6 ms per launch).
+  std::vector<cl_int> result(queues.size(), CL_SUCCESS);
   std::vector<cl_event> markers(queues.size(), nullptr);
   std::vector<int> device(queues.size(), -1);
   for (size_t i = 0; i < queues.size(); ++i) {
     device[i] = any_remote() && queues[i] ? device_of_queue(queues[i]) : -1;
-    if (!is_remote(device[i])) continue;
-    const unsigned d = unsigned(device[i]);
-    if (!check_available(d)) {
-      result[i] = CL_DEVICE_NOT_AVAILABLE;
-      continue;
-    }
-    cl_int err = real().clEnqueueMarkerWithWaitList(queues[i], 0, nullptr, &markers[i]);
-    if (err != CL_SUCCESS || !markers[i]) {
-      result[i] = check_available(d) ? (err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES) : CL_DEVICE_NOT_AVAILABLE;
-      continue;
-    }
-    real().clFlush(queues[i]);
+    if (is_remote(device[i]))
+      markers[i] = start_on_remote(unsigned(device[i]), queues[i], marker_on(queues[i]), &result[i]);
   }
   for (size_t i = 0; i < queues.size(); ++i)
     if (queues[i] && !is_remote(device[i])) result[i] = real().clFinish(queues[i]);
-  for (size_t i = 0; i < queues.size(); ++i) {
-    if (!markers[i]) continue;
-    const cl_int status = wait_while_available(markers[i], unsigned(device[i]));
-    real().clReleaseEvent(markers[i]);
-    result[i] = status < 0 ? status : CL_SUCCESS;
-  }
+  for (size_t i = 0; i < queues.size(); ++i)
+    if (markers[i]) result[i] = finish_on_remote(unsigned(device[i]), markers[i]);
   return result;
 }
 

@@ -1,5 +1,7 @@
 #include "real_api.h"
 
+#include "clock.h"
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -7,7 +9,6 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
-#include <ctime>
 #include <type_traits>
 
 namespace libsplit {
@@ -177,20 +178,14 @@ void install_fault_wrappers(RealApi& api) {
 // LOG=3 can tell a launch's host time in the drivers from libsplit's own.
 RealApi timed_next;  // what the timing wrappers call
 
-cl_ulong clock_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return cl_ulong(ts.tv_sec) * 1000000000u + cl_ulong(ts.tv_nsec);
-}
-
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #define CL_API(kind, ret, name, params, args)                  \
   ret CL_API_CALL timed_##name params {                        \
-    const cl_ulong start = clock_ns();                         \
+    const cl_ulong start = now_ns();                         \
     struct Add {                                               \
       cl_ulong start;                                          \
-      ~Add() { driver_call_ns() += clock_ns() - start; }       \
+      ~Add() { driver_call_ns() += now_ns() - start; }       \
     } add{start};                                              \
     return timed_next.name args;                               \
   }
