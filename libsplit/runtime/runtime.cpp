@@ -294,8 +294,8 @@ cl_int open_platform_slot(Runtime& rt, unsigned s, cl_context app_real, bool ado
 
 // The slots outside the app's context, opened on a thread of their own.
 void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
-                        const std::function<cl_int(unsigned)>& open_slot) {
-  std::thread([&rt, later, open_slot] {
+                        const std::function<cl_int(unsigned)>& open_slot, std::vector<double> openings) {
+  std::thread([&rt, later, open_slot, openings]() mutable {
     const cl_ulong t1 = now_ns();
     if (fault_injected("slow_open")) {
       std::unique_lock lock(rt.open_mutex);
@@ -313,8 +313,13 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
         rt.open_cv.wait(lock, [&rt, needed] { return rt.closing.load() || rt.devices_wanted.load() >= needed; });
       }
       const cl_ulong t = now_ns();
-      if (!rt.closing && open_slot(s) == CL_SUCCESS) rt.slot_opened[s].store(true, std::memory_order_release);
-      else ok = false;
+      if (!rt.closing && open_slot(s) == CL_SUCCESS) {
+        rt.slot_opened[s].store(true, std::memory_order_release);
+        openings[i] = (now_ns() - t) * 1e-9;
+        rt.scheduler->set_openings(openings);
+      } else {
+        ok = false;
+      }
       if (rt.controls.log >= 2) {
         std::string names;
         for (unsigned d = 0; d < rt.devices.size(); ++d)
@@ -414,7 +419,17 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
     if (devices_wanted >= 2 && scheduler->plans_by_readiness())
       log_line(2, "an earlier run of this command split with gain: every device opens now");
   }
-  open_in_background(*this, later, open_slot);
+  // What opening each later slot costs, until it opens: a GPU as long as the
+  // app's context took, a CPU platform nothing (PoCL opens one in
+  // milliseconds). Measured as each opens (open_in_background).
+  std::vector<double> openings;
+  for (unsigned s : later)
+    openings.push_back(std::any_of(devices.begin(), devices.end(),
+                                   [s](const Device& d) { return d.slot == s && d.is_gpu; })
+                           ? double(app_open_ns) * 1e-9
+                           : 0.0);
+  scheduler->set_openings(openings);
+  open_in_background(*this, later, open_slot, std::move(openings));
   return CL_SUCCESS;
 }
 

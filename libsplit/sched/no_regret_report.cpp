@@ -123,6 +123,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   const bool grown = std::exchange(state.regrown, false);
   std::vector<uint64_t> fallback = std::move(state.fallback_groups);
   state.fallback_groups.clear();
+  ++state.split_reports;
   if (split_lost(key, state, makespan, whole_before, band, numgroups)) {
     if (grown && !fallback.empty()) {
       // The split it grew from had won: back to it, not to whole.
@@ -132,7 +133,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     return;
   }
   state.split_failures = 0;
-  split_gain_ += std::max(0.0, whole_before - makespan);
+  state.split_gain += std::max(0.0, whole_before - makespan);
   if (wanted_.load(std::memory_order_relaxed) < 2) {
     bool all_ready_used = true;
     for (unsigned d = 0; d < n; ++d) {

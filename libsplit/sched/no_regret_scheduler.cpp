@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <tuple>
 
 #include "plans.h"
@@ -110,6 +111,11 @@ void NoRegretScheduler::set_opening_cost(double seconds) {
   opening_cost_ = seconds;
 }
 
+void NoRegretScheduler::set_openings(const std::vector<double>& seconds) {
+  std::lock_guard lock(mutex_);
+  openings_ = seconds;
+}
+
 void NoRegretScheduler::set_app(const std::string& command_line) {
   std::lock_guard lock(mutex_);
   app_ = command_line;
@@ -117,16 +123,27 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
   if (app_opening_ == WarmStartStore::Opening::paid) want(2);
 }
 
-// A run that opened devices tells the next ones whether that paid: its
-// splits saved more than opening every other device costs (matmul), or not
-// (3mm on 4 H100 split a little and, opened at once in the next runs, paid
-// +0.44 s of wall time for it; gemm saved 35 ms of its loop for +207 ms of
-// wall time, the openings and their teardown at exit). A run that opened
-// nothing leaves the verdict as it was.
+// A run that opened devices tells the next ones whether that paid: whether
+// its splits would save more than opening every other device costs, had the
+// devices been open from the start, as the next run opens them (matmul), or
+// not (3mm on 4 H100 split a little and, opened at once in the next runs,
+// paid +0.44 s of wall time for it; gemm saved 35 ms of its loop for
+// +207 ms of wall time, the openings and their teardown at exit). A key's
+// gain is thus its mean gain per split launch times all its launches: a run
+// whose devices opened on demand split only its later launches (mandelbrot
+// on 2 H200: 32 of 100, 65 ms saved for a 117 ms opening; 2.1 ms a launch
+// over its 100 launches pays). A run that opened nothing leaves the verdict
+// as it was.
 void NoRegretScheduler::end_run() {
   std::lock_guard lock(mutex_);
   if (!warm_start_ || app_.empty() || wanted_.load(std::memory_order_relaxed) == 0) return;
-  const bool paid = split_gain_ > 0 && split_gain_ >= opening_cost_ * double(devices_.size() - 1);
+  double gain = 0;
+  for (const auto& [key, state] : states_)
+    if (state->split_reports > 0)
+      gain += state->split_gain / double(state->split_reports) * double(state->launches);
+  double cost = opening_cost_ * double(devices_.size() - 1);
+  if (!openings_.empty()) cost = std::accumulate(openings_.begin(), openings_.end(), 0.0);
+  const bool paid = gain > 0 && gain >= cost;
   warm_start_->remember_app(app_, paid ? WarmStartStore::Opening::paid : WarmStartStore::Opening::lost);
 }
 

@@ -90,6 +90,7 @@ class NoRegretScheduler final : public Scheduler {
   bool plans_by_readiness() const override { return true; }
   unsigned devices_wanted() const override { return wanted_.load(std::memory_order_relaxed); }
   void set_opening_cost(double seconds) override;
+  void set_openings(const std::vector<double>& seconds) override;
   void set_app(const std::string& command_line) override;
   void end_run() override;
   // False where every device runs on the host's cores (they count as one).
@@ -186,11 +187,11 @@ class NoRegretScheduler final : public Scheduler {
   std::vector<bool> ready_;  // set_ready; empty: every device
   std::atomic<unsigned> wanted_{0};  // devices_wanted()
   double opening_cost_ = 0;          // seconds (set_opening_cost)
+  std::vector<double> openings_;     // set_openings; empty: not told
   double run_for_opening_ = 0;       // seconds counted toward it
   std::string app_;                  // set_app
   // What opening devices did for app_'s last run that opened them.
   WarmStartStore::Opening app_opening_ = WarmStartStore::Opening::unknown;
-  double split_gain_ = 0;            // seconds splits saved in this run against whole
   unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per
   // launch on this path.

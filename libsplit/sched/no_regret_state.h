@@ -50,6 +50,10 @@ struct NoRegretScheduler::KeyState {
   uint64_t numgroups = 0;  // of the latest plan
   double first_makespan = 0, total_makespan = 0, spent = 0;
   double split_regret = 0;  // net seconds split launches lost against whole
+  // Split launches reported, and the seconds they saved against whole
+  // (those that lost count as saving nothing).
+  long split_reports = 0;
+  double split_gain = 0;
   // Mode: split (next_groups) or whole on whole_device.
   bool split = false;
   unsigned whole_device = 0;

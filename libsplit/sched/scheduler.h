@@ -151,6 +151,12 @@ class Scheduler {
   // that long): a scheduler that opens devices on demand lets launches run
   // that long before it asks for one.
   virtual void set_opening_cost(double /*seconds*/) {}
+  // What opening each group of devices outside the app's context costs, in
+  // seconds: measured for a group that opened, estimated for the others.
+  // Given at the app's first context and again as each group opens. A run
+  // that opened devices weighs its splits' gain against their sum (end_run);
+  // until then every device counts as one set_opening_cost.
+  virtual void set_openings(const std::vector<double>& /*seconds*/) {}
   // The app's command line, before its first context: a scheduler that
   // remembers runs (warm start) may want every device at once where an
   // earlier run of the same command split with gain.

@@ -230,6 +230,55 @@ TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext
   EXPECT_EQ(next->devices_wanted(), 0u);
 }
 
+// A run whose devices opened on demand split only its last launches; the
+// verdict counts the gain per split launch over all of the key's launches,
+// as the next run opens every device at its first context (mandelbrot on
+// 2 H200: 32 of 100 launches split, 65 ms saved for one 117 ms opening,
+// 2.1 ms a launch). Openings are priced as told per group of devices: a CPU
+// platform that opens in milliseconds does not count as one more GPU.
+TEST(DeviceOpening, AnOpeningIsJudgedAsIfTheDevicesHadBeenOpenFromTheStart) {
+  const uint64_t groups = 512;
+  const LaunchKey key = key_named("mandelbrot", groups);
+  // 100 launches of 20 ms, the devices ready from launch `ready_at` on;
+  // returns what the next run of the command wants at its start.
+  auto verdict = [&](const SchedulerOptions& options, const std::vector<double>& openings, int ready_at) {
+    std::unique_ptr<Scheduler> s = closed_four(options);
+    s->set_opening_cost(0.300);
+    s->set_openings(openings);
+    s->set_app("./mandelbrot --iters 100");
+    for (int i = 0; i < 100; ++i) {
+      if (i == ready_at) s->set_ready({true, true, true, true});
+      launch_planned(*s, key, groups, [&](const Chunk& ch) { return 20e-3 * double(ch.group_count) / double(groups); },
+                     20e-3 / 8);
+    }
+    s->end_run();
+    std::unique_ptr<Scheduler> next = closed_four(options);
+    next->set_app("./mandelbrot --iters 100");
+    return next->devices_wanted();
+  };
+  {
+    // ~35 split launches save ~15 ms each (~0.5 s measured, ~1.5 s over
+    // 100 launches) against 3 x 0.3 s of openings.
+    TempStore store;
+    EXPECT_EQ(verdict(store.options, {0.3, 0.3, 0.3}, 65), 2u) << "judged on the launches that split only";
+  }
+  {
+    // The same gain against openings of 3 x 0.6 s does not pay.
+    TempStore store;
+    EXPECT_EQ(verdict(store.options, {0.6, 0.6, 0.6}, 65), 0u);
+  }
+  {
+    // Unopened groups priced by set_opening_cost when none are told: 3 x 0.3 s.
+    TempStore store;
+    EXPECT_EQ(verdict(store.options, {}, 65), 2u);
+  }
+  {
+    // One costly GPU and two groups that open in milliseconds.
+    TempStore store;
+    EXPECT_EQ(verdict(store.options, {1.2, 0.001, 0.001}, 65), 2u);
+  }
+}
+
 // 3mm on 4 H100: its splits would move 33 MB each way, so the runtime
 // declines them (Scheduler::split_declined) and the key runs whole. That is
 // a split that cannot pay: stored so, the next run never opens a device for
