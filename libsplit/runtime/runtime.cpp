@@ -417,7 +417,8 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
               controls.open_devices.c_str());
     devices_wanted = scheduler->devices_wanted();
     if (devices_wanted >= 2 && scheduler->plans_by_readiness())
-      log_line(2, "an earlier run of this command split with gain: every device opens now");
+      log_line(2, "the last run of this command that opened devices asks for every one now (its splits paid, "
+                  "or they opened too late to tell)");
   }
   // What opening each later slot costs, until it opens: a GPU as long as the
   // app's context took, a CPU platform nothing (PoCL opens one in

@@ -120,7 +120,7 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
   std::lock_guard lock(mutex_);
   app_ = command_line;
   if (warm_start_) app_opening_ = warm_start_->app_opening(app_);
-  if (app_opening_ == WarmStartStore::Opening::paid) want(2);
+  if (app_opening_ == WarmStartStore::Opening::paid || app_opening_ == WarmStartStore::Opening::untried) want(2);
 }
 
 // A run that opened devices tells the next ones whether that paid: whether
@@ -138,13 +138,25 @@ void NoRegretScheduler::end_run() {
   std::lock_guard lock(mutex_);
   if (!warm_start_ || app_.empty() || wanted_.load(std::memory_order_relaxed) == 0) return;
   double gain = 0;
-  for (const auto& [key, state] : states_)
-    if (state->split_reports > 0)
-      gain += state->split_gain / double(state->split_reports) * double(state->launches);
+  bool split = false;
+  for (const auto& [key, state] : states_) {
+    if (state->split_reports == 0) continue;
+    split = true;
+    gain += state->split_gain / double(state->split_reports) * double(state->launches);
+  }
+  using Opening = WarmStartStore::Opening;
+  // Devices that opened only as the run ended (gemm on 2 H200: its 325 ms
+  // loop asked for the second GPU after 147 ms, which opened 122 ms later)
+  // tell nothing: the next run opens them at its first context once, and
+  // its splits decide. A split refused for its moves says enough.
+  if (!split && !split_declined_ && app_opening_ == Opening::unknown) {
+    warm_start_->remember_app(app_, Opening::untried);
+    return;
+  }
   double cost = opening_cost_ * double(devices_.size() - 1);
   if (!openings_.empty()) cost = std::accumulate(openings_.begin(), openings_.end(), 0.0);
   const bool paid = gain > 0 && gain >= cost;
-  warm_start_->remember_app(app_, paid ? WarmStartStore::Opening::paid : WarmStartStore::Opening::lost);
+  warm_start_->remember_app(app_, paid ? Opening::paid : Opening::lost);
 }
 
 // Nothing opens for a command whose last openings did not pay.
@@ -343,6 +355,7 @@ void NoRegretScheduler::block_split(KeyState& state) {
 void NoRegretScheduler::split_declined(const LaunchKey& key) {
   std::lock_guard lock(mutex_);
   KeyState& state = state_for(key, 0);
+  split_declined_ = true;
   block_split(state);
   state.whole_device = state.home;
   // Twins are tried again after the block: the allowance grows with the

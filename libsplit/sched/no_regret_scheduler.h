@@ -188,6 +188,7 @@ class NoRegretScheduler final : public Scheduler {
   std::atomic<unsigned> wanted_{0};  // devices_wanted()
   double opening_cost_ = 0;          // seconds (set_opening_cost)
   std::vector<double> openings_;     // set_openings; empty: not told
+  bool split_declined_ = false;      // a split of this run was refused for its moves
   double run_for_opening_ = 0;       // seconds counted toward it
   std::string app_;                  // set_app
   // What opening devices did for app_'s last run that opened them.

@@ -130,7 +130,9 @@ WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app) cons
     return Opening::unknown;
   // Files of before the verdict line were written only when opening paid.
   if (!std::getline(in, verdict)) return Opening::paid;
-  return verdict == "opening lost" ? Opening::lost : verdict == "opening paid" ? Opening::paid : Opening::unknown;
+  if (verdict == "opening lost") return Opening::lost;
+  if (verdict == "opening paid") return Opening::paid;
+  return verdict == "opening untried" ? Opening::untried : Opening::unknown;
 }
 
 bool WarmStartStore::remember_app(const std::string& app, Opening verdict) const {
@@ -140,7 +142,9 @@ bool WarmStartStore::remember_app(const std::string& app, Opening verdict) const
   std::string why;
   return write_private_file(directory_, name,
                             std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app +
-                                (verdict == Opening::paid ? "\nopening paid\n" : "\nopening lost\n"),
+                                (verdict == Opening::paid      ? "\nopening paid\n"
+                                 : verdict == Opening::untried ? "\nopening untried\n"
+                                                               : "\nopening lost\n"),
                             &why);
 }
 

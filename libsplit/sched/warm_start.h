@@ -43,8 +43,10 @@ class WarmStartStore {
   // the devices outside the app's context did for the last run of it that
   // opened them. paid: its splits saved more than the openings cost (the
   // next run opens every device at its first context); lost: they did not
-  // (the next runs open none); unknown: never opened (on demand).
-  enum class Opening { unknown, paid, lost };
+  // (the next runs open none); untried: they opened too late for any split
+  // (the next run opens them at its first context, to find out); unknown:
+  // never opened (on demand).
+  enum class Opening { unknown, paid, lost, untried };
   Opening app_opening(const std::string& app) const;
   bool remember_app(const std::string& app, Opening verdict) const;
 

@@ -277,6 +277,16 @@ TEST(DeviceOpening, AnOpeningIsJudgedAsIfTheDevicesHadBeenOpenFromTheStart) {
     TempStore store;
     EXPECT_EQ(verdict(store.options, {1.2, 0.001, 0.001}, 65), 2u);
   }
+  // Devices that opened too late for any split (gemm on 2 H200: a 325 ms
+  // loop) tell nothing: the next run opens them at its start, once, and its
+  // splits decide.
+  for (const double each : {0.3, 0.6}) {
+    TempStore store;
+    EXPECT_EQ(verdict(store.options, {each, each, each}, 1000), 2u) << "no split: to be tried";
+    const unsigned after = verdict(store.options, {each, each, each}, 0);
+    if (each == 0.3) EXPECT_EQ(after, 2u) << "~1.5 s saved against 0.9 s of openings";
+    else EXPECT_EQ(after, 0u) << "~1.5 s saved against 1.8 s of openings";
+  }
 }
 
 // 3mm on 4 H100: its splits would move 33 MB each way, so the runtime

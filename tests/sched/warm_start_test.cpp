@@ -70,6 +70,17 @@ TEST_F(WarmStart, RemoteTwinsOfTheLocalDevicesKeepTheirOwnDecisions) {
   EXPECT_EQ(remote_store.app_opening("app --size large"), WarmStartStore::Opening::lost);
 }
 
+// Every opening verdict reads back as written; unknown removes the file.
+TEST_F(WarmStart, OpeningVerdictsReadBackAsWritten) {
+  WarmStartStore store(root_ + "/sched", {{"gpu", true, 132, 1980}, {"gpu", true, 132, 1980}});
+  using Opening = WarmStartStore::Opening;
+  for (Opening verdict : {Opening::paid, Opening::lost, Opening::untried, Opening::unknown}) {
+    ASSERT_TRUE(store.remember_app("./gemm --size large", verdict));
+    EXPECT_EQ(store.app_opening("./gemm --size large"), verdict);
+  }
+  EXPECT_EQ(store.app_opening("./gemm --size medium"), Opening::unknown);
+}
+
 TEST_F(WarmStart, CorruptFilesAreIgnored) {
   std::vector<DeviceInfo> devices = {{"a", false, 4, 1000}, {"b", true, 16, 1500}};
   WarmStartStore store(root_, devices);
