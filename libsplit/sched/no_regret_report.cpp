@@ -123,7 +123,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   const bool grown = std::exchange(state.regrown, false);
   std::vector<uint64_t> fallback = std::move(state.fallback_groups);
   state.fallback_groups.clear();
-  ++state.split_reports;
+  if (state.split_reports++ == 0) state.first_split_at = state.launches;
   if (split_lost(key, state, makespan, whole_before, band, numgroups)) {
     if (grown && !fallback.empty()) {
       // The split it grew from had won: back to it, not to whole.

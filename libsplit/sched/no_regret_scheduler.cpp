@@ -129,11 +129,13 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
 // not (3mm on 4 H100 split a little and, opened at once in the next runs,
 // paid +0.44 s of wall time for it; gemm saved 35 ms of its loop for
 // +207 ms of wall time, the openings and their teardown at exit). A key's
-// gain is thus its mean gain per split launch times all its launches: a run
-// whose devices opened on demand split only its later launches (mandelbrot
-// on 2 H200: 32 of 100, 65 ms saved for a 117 ms opening; 2.1 ms a launch
-// over its 100 launches pays). A run that opened nothing leaves the verdict
-// as it was.
+// launches before its first split count as split with its mean gain per
+// split launch: a run whose devices opened on demand split only its later
+// launches (mandelbrot on 2 H200: 32 of 100, 65 ms saved for a 117 ms
+// opening; 2.1 ms a launch over its 100 launches pays). A key whose splits
+// stopped (lost, or refused for their moves) counts as it ran: a few early
+// splits are no promise for the rest (3mm). A run that opened nothing
+// leaves the verdict as it was.
 void NoRegretScheduler::end_run() {
   std::lock_guard lock(mutex_);
   if (!warm_start_ || app_.empty() || wanted_.load(std::memory_order_relaxed) == 0) return;
@@ -142,7 +144,8 @@ void NoRegretScheduler::end_run() {
   for (const auto& [key, state] : states_) {
     if (state->split_reports == 0) continue;
     split = true;
-    gain += state->split_gain / double(state->split_reports) * double(state->launches);
+    const double before_first = state->split_stopped ? 0.0 : double(state->first_split_at);
+    gain += state->split_gain * (1.0 + before_first / double(state->split_reports));
   }
   using Opening = WarmStartStore::Opening;
   // Devices that opened only as the run ended (gemm on 2 H200: its 325 ms
@@ -347,6 +350,7 @@ std::unique_ptr<StaticPlan> NoRegretScheduler::plan_for_mode(KeyState& state, ui
 
 void NoRegretScheduler::block_split(KeyState& state) {
   state.split = false;
+  state.split_stopped = true;
   state.trusted_split = false;
   state.split_failures = std::min(state.split_failures + 1, 6u);
   state.split_blocked_until = state.launches + std::min<long>(long(1) << state.split_failures, P::kBlockMax);

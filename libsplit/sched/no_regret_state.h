@@ -54,6 +54,8 @@ struct NoRegretScheduler::KeyState {
   // (those that lost count as saving nothing).
   long split_reports = 0;
   double split_gain = 0;
+  long first_split_at = -1;  // plans handed out before the first split report
+  bool split_stopped = false;  // a split lost or was refused in this run (block_split)
   // Mode: split (next_groups) or whole on whole_device.
   bool split = false;
   unsigned whole_device = 0;

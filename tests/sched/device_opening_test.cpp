@@ -241,15 +241,31 @@ TEST(DeviceOpening, AnOpeningIsJudgedAsIfTheDevicesHadBeenOpenFromTheStart) {
   const LaunchKey key = key_named("mandelbrot", groups);
   // 100 launches of 20 ms, the devices ready from launch `ready_at` on;
   // returns what the next run of the command wants at its start.
-  auto verdict = [&](const SchedulerOptions& options, const std::vector<double>& openings, int ready_at) {
+  // From launch `declined_from` on, the runtime refuses every split for its
+  // moves (Scheduler::split_declined) and runs it whole.
+  auto verdict = [&](const SchedulerOptions& options, const std::vector<double>& openings, int ready_at,
+                     int declined_from = 1000) {
     std::unique_ptr<Scheduler> s = closed_four(options);
     s->set_opening_cost(0.300);
     s->set_openings(openings);
     s->set_app("./mandelbrot --iters 100");
+    auto slice = [&](const Chunk& ch) { return 20e-3 * double(ch.group_count) / double(groups); };
     for (int i = 0; i < 100; ++i) {
       if (i == ready_at) s->set_ready({true, true, true, true});
-      launch_planned(*s, key, groups, [&](const Chunk& ch) { return 20e-3 * double(ch.group_count) / double(groups); },
-                     20e-3 / 8);
+      if (i < declined_from) {
+        launch_planned(*s, key, groups, slice, 20e-3 / 8);
+        continue;
+      }
+      std::unique_ptr<LaunchPlan> plan = s->plan(key, groups);
+      std::vector<ChunkTiming> timings;
+      for (unsigned d = 0; d < kFourGpus.size(); ++d)
+        while (std::optional<Chunk> ch = plan->next(d)) timings.push_back({*ch, slice(*ch), 1e-6});
+      if (timings.size() > 1) {
+        s->split_declined(key);
+        timings = {{Chunk{0, 0, groups}, 20e-3, 0}};
+      }
+      s->report(key, timings);
+      for (const Chunk& p : plan->probes()) s->report_probe(key, {p, 20e-3 / 8, 1e-6});
     }
     s->end_run();
     std::unique_ptr<Scheduler> next = closed_four(options);
@@ -276,6 +292,12 @@ TEST(DeviceOpening, AnOpeningIsJudgedAsIfTheDevicesHadBeenOpenFromTheStart) {
     // One costly GPU and two groups that open in milliseconds.
     TempStore store;
     EXPECT_EQ(verdict(store.options, {1.2, 0.001, 0.001}, 65), 2u);
+  }
+  {
+    // Splits that won for a few launches, then were refused: only what they
+    // saved counts, not as if the launches before them had split too.
+    TempStore store;
+    EXPECT_EQ(verdict(store.options, {0.2, 0.2, 0.2}, 50, 62), 0u) << "a few early splits taken as a promise";
   }
   // Devices that opened too late for any split (gemm on 2 H200: a 325 ms
   // loop) tell nothing: the next run opens them at its start, once, and its
