@@ -292,6 +292,19 @@ cl_int open_platform_slot(Runtime& rt, unsigned s, cl_context app_real, bool ado
   return CL_SUCCESS;
 }
 
+// What opening each later slot costs, until it opens: a GPU as long as the
+// app's context took, a CPU platform nothing (PoCL opened one in 1 ms on
+// the GPU node). Measured as each opens (open_in_background).
+std::vector<double> estimated_openings(const Runtime& rt, const std::vector<unsigned>& later, cl_ulong app_open_ns) {
+  std::vector<double> openings;
+  for (unsigned s : later) {
+    const bool gpu = std::any_of(rt.devices.begin(), rt.devices.end(),
+                                 [s](const Device& d) { return d.slot == s && d.is_gpu; });
+    openings.push_back(gpu ? double(app_open_ns) * 1e-9 : 0.0);
+  }
+  return openings;
+}
+
 // The slots outside the app's context, opened on a thread of their own.
 void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
                         const std::function<cl_int(unsigned)>& open_slot, std::vector<double> openings) {
@@ -420,15 +433,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
       log_line(2, "the last run of this command that opened devices asks for every one now (its splits paid, "
                   "or they opened too late to tell)");
   }
-  // What opening each later slot costs, until it opens: a GPU as long as the
-  // app's context took, a CPU platform nothing (PoCL opens one in
-  // milliseconds). Measured as each opens (open_in_background).
-  std::vector<double> openings;
-  for (unsigned s : later)
-    openings.push_back(std::any_of(devices.begin(), devices.end(),
-                                   [s](const Device& d) { return d.slot == s && d.is_gpu; })
-                           ? double(app_open_ns) * 1e-9
-                           : 0.0);
+  std::vector<double> openings = estimated_openings(*this, later, app_open_ns);
   scheduler->set_openings(openings);
   open_in_background(*this, later, open_slot, std::move(openings));
   return CL_SUCCESS;
