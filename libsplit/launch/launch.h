@@ -177,7 +177,7 @@ void report_pending_launches();
 // A whole launch measured without a driver callback: its native event (one
 // reference taken over) is polled by deliver_reports() until it completes.
 // Launch thread only (under the exec lock).
-void watch_whole_launch(const sched::LaunchKey& key, unsigned device, uint64_t groups,
+void watch_whole_launch(const sched::LaunchKey& key, uint64_t launch, unsigned device, uint64_t groups,
                         cl_event native, double transfer);
 
 }  // namespace libsplit

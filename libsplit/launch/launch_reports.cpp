@@ -4,6 +4,8 @@
 // and plan() race, and a report may simply arrive a few launches late.
 #include "launch.h"
 
+#include "device_idle.h"
+
 #include "real_api.h"
 #include "split_outcome.h"
 
@@ -36,6 +38,7 @@ std::deque<Posted>& posted() {
 // (launch_whole.cpp), so these times need no slowdown applied.
 struct Watched {
   sched::LaunchKey key;
+  uint64_t launch;
   unsigned device;
   uint64_t groups;
   cl_event native;
@@ -51,19 +54,21 @@ void harvest_watched(sched::Scheduler& scheduler) {
       g_watched[kept++] = w;
       continue;
     }
-    const double seconds = status == CL_COMPLETE ? event_seconds(w.native) : 0;
+    cl_ulong start = 0, end = 0;
+    const double seconds = status == CL_COMPLETE ? event_seconds(w.native, &start, &end) : 0;
     real().clReleaseEvent(w.native);
     if (seconds > 0)
-      scheduler.report(w.key, {sched::ChunkTiming{{w.device, 0, w.groups}, seconds, w.transfer}});
+      scheduler.report(w.key, {sched::ChunkTiming{{w.device, 0, w.groups}, seconds, w.transfer,
+                                                  device_idle().ran(w.device, w.launch, start, end)}});
   }
   g_watched.resize(kept);
 }
 
 }  // namespace
 
-void watch_whole_launch(const sched::LaunchKey& key, unsigned device, uint64_t groups,
+void watch_whole_launch(const sched::LaunchKey& key, uint64_t launch, unsigned device, uint64_t groups,
                         cl_event native, double transfer) {
-  g_watched.push_back({key, device, groups, native, transfer});
+  g_watched.push_back({key, launch, device, groups, native, transfer});
 }
 
 void post_report(const sched::LaunchKey& key, std::vector<sched::ChunkTiming> timings) {

@@ -367,6 +367,7 @@ std::unique_ptr<SplitOutcome> new_outcome(const Launch& L, sched::LaunchPlan& pl
   o->write_begin.assign(ndev, nullptr), o->write_end.assign(ndev, nullptr);
   o->moved.resize(ndev), o->gather_seconds_per_device.assign(ndev, 0), o->predicted.assign(ndev, 0);
   o->slowdown.assign(ndev, 1), o->transfer_seconds.assign(ndev, 0), o->read_back.assign(ndev, 0);
+  o->idle_before.assign(ndev, -1);
   *slowed = false;
   for (unsigned d : used) {
     o->predicted[d] = plan.predicted_seconds(d);
@@ -405,8 +406,9 @@ cl_int gather_on_host(const Launch& L, Stores& stores, const std::vector<unsigne
 }
 
 // Run: per device, its writes then its sub-launches; devices overlap.
+// Untimed: no event (nothing will read the times).
 cl_int enqueue_on_devices(const Launch& L, Stores& stores, Runs& runs, const std::vector<unsigned>& used,
-                          SplitOutcome& o) {
+                          SplitOutcome& o, bool timed) {
   Runtime& rt = runtime();
   for (unsigned d : used) {
     cl_int err = CL_SUCCESS;
@@ -418,6 +420,7 @@ cl_int enqueue_on_devices(const Launch& L, Stores& stores, Runs& runs, const std
       writes |= u.reduction && d != u.first;
       for (const Range& r : u.needed[d].ranges()) writes |= !device_holds(*s, d, r);
     }
+    writes = writes && timed;
     if (writes) real().clEnqueueMarkerWithWaitList(dq, 0, nullptr, &o.write_begin[d]);
     for (auto& [s, u] : stores) {
       for (const Range& r : u.needed[d].ranges())
@@ -429,7 +432,7 @@ cl_int enqueue_on_devices(const Launch& L, Stores& stores, Runs& runs, const std
     if (!dk) return err;
     if ((err = set_device_args(dk, L.args, d))) return err;
     for (ChunkRun& r : runs[d])
-      if ((err = launch_chunk(dq, dk, L, r.chunk, &r.event))) return err;
+      if ((err = launch_chunk(dq, dk, L, r.chunk, timed ? &r.event : nullptr))) return err;
     real().clFlush(dq);
   }
   return CL_SUCCESS;
@@ -561,12 +564,20 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   const bool async = rt.controls.async_splits && !host_after && !slowed;
   // A profiled app queue's event gets its device times from the sub-kernels.
   const bool profiled = (L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed();
+  // The scheduler may not need this launch's times (a settled split of
+  // short launches): nothing is read back, unless the app, the log or the
+  // trace shows them.
+  const bool timed = !async || plan.wants_report() || profiled || rt.controls.log >= 1 || rt.tracer->enabled();
 
   Snapshots snapshots;
   if (cl_int err = gather_on_host(L, stores, used, snapshots, *o)) return err;
-  if (cl_int err = enqueue_on_devices(L, stores, runs, used, *o)) return err;
+  if (cl_int err = enqueue_on_devices(L, stores, runs, used, *o, timed)) return err;
   o->record = record_split_partition(L, chunks_in(runs));
   o->first_split = first_split_of_shape(L.key);
+  if (!timed) {
+    complete_with_devices(stores, runs, used, /*profiled=*/false);
+    return CL_SUCCESS;
+  }
   if (locality.find("-> joint partition") != std::string::npos) o->notes += " | joint partition of the cycle (owner computes)";
   else if (locality.find("-> plan") == std::string::npos && !locality.empty()) o->notes += " | kept partition (owner computes)";
 

@@ -7,6 +7,7 @@
 
 #include "command_times.h"
 #include "completion.h"
+#include "device_idle.h"
 #include "executables.h"
 #include "image_data.h"
 #include "real_api.h"
@@ -74,7 +75,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
     if (img.writes) wrote_image_device(*img.mem->image, device);
   real().clFlush(dq);
   if (!callback) {
-    if (measure) watch_whole_launch(L.key, device, L.total_groups, done, transfer);
+    if (measure) watch_whole_launch(L.key, L.id, device, L.total_groups, done, transfer);
     note_device_work(dq);
     return CL_SUCCESS;
   }
@@ -97,7 +98,8 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
     cl_ulong start = 0, end = 0;
     const double seconds = apply_slowdown(row.device, row.launch, row.kernel, event_seconds(e, &start, &end));
     report_device_span(app, row.device, start, end);
-    if (measure) post_report(key, {sched::ChunkTiming{{row.device, 0, row.total_groups}, seconds, transfer}});
+    const double idle = device_idle().ran(row.device, row.launch, start, end);
+    if (measure) post_report(key, {sched::ChunkTiming{{row.device, 0, row.total_groups}, seconds, transfer, idle}});
     if (!traced) return;
     const cl_ulong now = now_ns();
     rt.tracer->span(row.kernel, "kernel", row.device, now - (end - start), now);

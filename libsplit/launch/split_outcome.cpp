@@ -1,6 +1,7 @@
 #include "split_outcome.h"
 
 #include "command_times.h"
+#include "device_idle.h"
 #include "device_wait.h"
 #include "real_api.h"
 
@@ -64,6 +65,7 @@ cl_int read_split_times(SplitOutcome& o) {
       real().clReleaseEvent(r.event);
       r.event = nullptr;
     }
+    o.idle_before[d] = device_idle().ran(d, o.id, o.runs[d].front().start, o.runs[d].back().end);
     if (!rt.tracer->enabled()) continue;
     for (const ChunkRun& r : o.runs[d])
       if (r.end > r.start) rt.tracer->span(o.kernel, "kernel", d, device_to_host_ns(d, r.start), device_to_host_ns(d, r.end));
@@ -138,8 +140,10 @@ void report_split(SplitOutcome& o) {
   read_split_times(o);
   std::vector<sched::ChunkTiming> timings;
   for (unsigned d : o.used)
-    for (const ChunkRun& r : o.runs[d])
-      timings.push_back({r.chunk, r.seconds, &r == &o.runs[d].front() ? o.transfer_seconds[d] : 0.0});
+    for (const ChunkRun& r : o.runs[d]) {
+      const bool first = &r == &o.runs[d].front();
+      timings.push_back({r.chunk, r.seconds, first ? o.transfer_seconds[d] : 0.0, first ? o.idle_before[d] : -1.0});
+    }
   {
     uint64_t bytes = 0;
     double writes = 0;

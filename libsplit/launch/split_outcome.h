@@ -44,6 +44,7 @@ struct SplitOutcome {
   std::vector<cl_event> write_begin, write_end;  // markers around its writes (null: none)
   std::vector<TransferStats> moved;
   std::vector<double> gather_seconds_per_device, predicted, slowdown, transfer_seconds;
+  std::vector<double> idle_before;  // per device: DeviceIdle::ran (-1: unknown)
   std::vector<uint64_t> read_back;
   double gather_seconds = 0;
   // Host seconds the launch kept the app: its enqueue (asynchronous), or

@@ -64,7 +64,8 @@ struct NoRegretPolicy {
   // cliff split is held at most (a load step releases it earlier).
   static constexpr unsigned kCliffSteps = 6, kHoldMax = 64;
   static constexpr double kCliffImbalance = 0.15;
-  // A settled whole launch (its device's noise known, no probe out) shorter
+  // A settled whole launch (its device's noise known, no probe out) or a
+  // settled split (its plan unchanged for kMeasureEvery launches) shorter
   // than kMeasureAlways seconds is measured only every kMeasureEvery
   // launches; longer ones every time (a report costs a few microseconds of
   // host time, under 1 % of such a launch, and a load step on home is then
@@ -177,6 +178,9 @@ class NoRegretScheduler final : public Scheduler {
   // sum reaches the opening cost, every device once a split won or a key's
   // stored decision is a split.
   void count_toward_opening(const KeyState& state);
+  // A split plan repeated for a while, of short launches: measured one
+  // launch in kMeasureEvery (plan.set_wants_report(false) otherwise).
+  void sample_settled_split(KeyState& state, StaticPlan& plan, const std::vector<uint64_t>& groups, long launch);
   void want(unsigned level);
 
   std::vector<DeviceInfo> devices_;

@@ -56,6 +56,14 @@ struct NoRegretScheduler::KeyState {
   double split_gain = 0;
   long first_split_at = -1;  // plans handed out before the first split report
   bool split_stopped = false;  // a split lost or was refused in this run (block_split)
+  long unmeasured_splits = 0;  // split launches planned without a report (settled)
+  // Home's idle time before a whole launch (ChunkTiming::idle_before,
+  // smoothed; < 0: not measured): a split is charged its devices' idle time
+  // beyond this (the host round trip the split adds).
+  double whole_idle = -1;
+  // The latest split plan's groups and how many plans in a row repeated it.
+  std::vector<uint64_t> last_split_groups;
+  long same_split_plans = 0;
   // Mode: split (next_groups) or whole on whole_device.
   bool split = false;
   unsigned whole_device = 0;
@@ -88,6 +96,7 @@ struct NoRegretScheduler::KeyState {
 struct NoRegretScheduler::LaunchTimes {
   std::vector<uint64_t> groups;
   std::vector<double> kernel, transfer, busy;
+  std::vector<double> idle;  // before each device's first chunk (< 0: unknown)
 };
 
 }  // namespace libsplit::sched

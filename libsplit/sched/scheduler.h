@@ -70,6 +70,12 @@ struct ChunkTiming {
   Chunk chunk;
   double seconds = 0;            // kernel execution time of the chunk
   double transfer_seconds = 0;   // data movement the chunk needed
+  // Seconds the chunk's device sat idle before it, since the app's previous
+  // launch ended there (< 0: unknown, e.g. that launch did not run there).
+  // An app that waits for each launch leaves the device idle for the host's
+  // round trip, which a split lengthens: its enqueue and the waits on
+  // several devices.
+  double idle_before = -1;
 };
 
 // The decision for one launch. Static schedulers hand every device at most

@@ -542,6 +542,84 @@ TEST(NoRegret, ALoadStepThatComesWithAMoveIsFollowedNotBisected) {
   EXPECT_NEAR(double(loaded[step + 7]), balanced, 0.02 * kGroups) << "from the launch before the step:" << after;
 }
 
+// A split of short launches whose plan stopped changing is measured one
+// launch in kMeasureEvery: reading 4 sub-kernels' times cost the app's
+// thread ~23 us a launch on 4 H100, more than such a launch can spare. A
+// load step still moves the split within a few launches of the next
+// measured one; a long split is measured at every launch.
+TEST(NoRegret, ASettledSplitOfShortLaunchesIsMeasuredOnlySometimes) {
+  const std::vector<DeviceInfo> twins(2, DeviceInfo{"gpu", true, 132, 1980});
+  constexpr uint64_t kGroups = 256;
+  constexpr unsigned kStep = 120, kLaunches = 160;
+  const LaunchKey key{"short_split", 1, {kGroups * 64, 1, 1}, {64, 1, 1}, 0};
+  for (const double per_group : {1e-6, 1e-4}) {  // whole: 0.36 ms, then 25.7 ms
+    SCOPED_TRACE("seconds per group " + std::to_string(per_group));
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", twins, SchedulerOptions{});
+    unsigned reported_before_step = 0;
+    std::vector<uint64_t> home_groups;
+    for (unsigned launch = 0; launch < kLaunches; ++launch) {
+      // At kStep the second device gets 3x slower.
+      const double other = launch >= kStep ? 3 * per_group : per_group;
+      std::unique_ptr<LaunchPlan> plan = s->plan(key, kGroups);
+      std::vector<ChunkTiming> timings;
+      uint64_t home = 0;
+      for (unsigned d = 0; d < 2; ++d)
+        while (std::optional<Chunk> c = plan->next(d)) {
+          timings.push_back({*c, kChunkOverhead + (d == 0 ? per_group : other) * double(c->group_count), 0});
+          if (d == 0) home += c->group_count;
+        }
+      for (const Chunk& p : plan->probes()) s->report_probe(key, {p, kChunkOverhead + per_group * double(p.group_count), 0});
+      if (plan->wants_report()) {
+        s->report(key, timings);
+        if (launch >= 40 && launch < kStep) ++reported_before_step;
+      }
+      home_groups.push_back(home);
+    }
+    ASSERT_GT(home_groups[kStep - 1], 0u);
+    ASSERT_LT(home_groups[kStep - 1], kGroups) << "split before the step";
+    if (per_group < 1e-5)
+      EXPECT_LE(reported_before_step, (kStep - 40) / 8 + 2) << "a settled short split measured at every launch";
+    else
+      EXPECT_EQ(reported_before_step, kStep - 40) << "a long split left unmeasured";
+    unsigned moved = kLaunches;
+    for (unsigned i = kStep; i < kLaunches && moved == kLaunches; ++i)
+      if (double(home_groups[i]) > 1.1 * double(home_groups[kStep - 1])) moved = i;
+    EXPECT_LE(moved, kStep + 8 + 3) << "the load step was not followed";
+  }
+}
+
+// An app that waits for each launch leaves the devices idle for the host's
+// round trip; a split lengthens it (its enqueue, the waits on several
+// devices). mandelbrot medium on 2 H100, clFinish after each 0.18 ms
+// launch: halves of 0.09 ms, devices idle ~0.1 ms more than before a whole
+// launch, the loop 1.10-1.14x slower than natively. Such a split loses; the
+// same split of an app whose own host work leaves the devices idle 2 ms
+// before every launch, split or whole, wins.
+TEST(NoRegret, ASplitIsJudgedWithTheIdleTimeItAddsBeforeItsLaunches) {
+  const std::vector<DeviceInfo> twins(2, DeviceInfo{"gpu", true, 132, 1980});
+  constexpr uint64_t kGroups = 384;
+  const LaunchKey key{"mandelbrot", 2, {kGroups * 256, 1, 1}, {256, 1, 1}, 0};
+  auto split_launches = [&](double whole_idle, double split_idle) {
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", twins, SchedulerOptions{});
+    unsigned split = 0;
+    for (unsigned launch = 0; launch < 200; ++launch) {
+      std::unique_ptr<LaunchPlan> plan = s->plan(key, kGroups);
+      std::vector<ChunkTiming> timings;
+      for (unsigned d = 0; d < 2; ++d)
+        while (std::optional<Chunk> c = plan->next(d)) timings.push_back({*c, 0.18e-3 * double(c->group_count) / kGroups, 0});
+      const bool is_split = timings.size() > 1;
+      for (ChunkTiming& t : timings) t.idle_before = is_split ? split_idle : whole_idle;
+      for (const Chunk& p : plan->probes()) s->report_probe(key, {p, 0.18e-3 * double(p.group_count) / kGroups, 0});
+      if (plan->wants_report()) s->report(key, timings);
+      if (launch >= 40 && is_split) ++split;
+    }
+    return split;
+  };
+  EXPECT_LE(split_launches(15e-6, 110e-6), 20u) << "a split that adds more idle time than it saves kept splitting";
+  EXPECT_GE(split_launches(2e-3, 2.01e-3), 150u) << "the app's own idle time charged to the split";
+  EXPECT_GE(split_launches(-1, -1), 150u) << "idle times unknown: judged on the kernels";
+}
+
 // Devices on the host's cores share those cores: PoCL's pthread and basic
 // devices on 2 cores made apps 1.25-1.67x slower under auto, a probe or a
 // slice on one taking cores from the app's launch on the other. So auto
