@@ -13,6 +13,12 @@ double DeviceIdle::ran(unsigned device, uint64_t launch, uint64_t start_ns, uint
   return idle;
 }
 
+double idle_unless_moved(unsigned device, uint64_t launch, uint64_t start_ns, uint64_t end_ns,
+                         double transfer_seconds) {
+  const double idle = device_idle().ran(device, launch, start_ns, end_ns);
+  return transfer_seconds > 0 ? -1.0 : idle;
+}
+
 DeviceIdle& device_idle() {
   static auto* idle = new DeviceIdle;  // used by exit-time callbacks
   return *idle;

@@ -32,4 +32,10 @@ class DeviceIdle {
 // The runtime's one.
 DeviceIdle& device_idle();
 
+// device_idle().ran(...) for a whole launch, -1 where it first moved data
+// to its device (transfer_seconds > 0): the device then waited for the
+// moves, which are priced as such.
+double idle_unless_moved(unsigned device, uint64_t launch, uint64_t start_ns, uint64_t end_ns,
+                         double transfer_seconds);
+
 }  // namespace libsplit

@@ -59,7 +59,7 @@ void harvest_watched(sched::Scheduler& scheduler) {
     real().clReleaseEvent(w.native);
     if (seconds > 0)
       scheduler.report(w.key, {sched::ChunkTiming{{w.device, 0, w.groups}, seconds, w.transfer,
-                                                  device_idle().ran(w.device, w.launch, start, end)}});
+                                                  idle_unless_moved(w.device, w.launch, start, end, w.transfer)}});
   }
   g_watched.resize(kept);
 }

@@ -98,7 +98,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
     cl_ulong start = 0, end = 0;
     const double seconds = apply_slowdown(row.device, row.launch, row.kernel, event_seconds(e, &start, &end));
     report_device_span(app, row.device, start, end);
-    const double idle = device_idle().ran(row.device, row.launch, start, end);
+    const double idle = idle_unless_moved(row.device, row.launch, start, end, transfer);
     if (measure) post_report(key, {sched::ChunkTiming{{row.device, 0, row.total_groups}, seconds, transfer, idle}});
     if (!traced) return;
     const cl_ulong now = now_ns();

@@ -139,11 +139,14 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
 void NoRegretScheduler::end_run() {
   std::lock_guard lock(mutex_);
   if (!warm_start_ || app_.empty() || wanted_.load(std::memory_order_relaxed) == 0) return;
+  // Fewer split launches than this tell too little: the first one stages
+  // the data (gemm's on 2 H100: the last of its 100 launches).
+  constexpr long kSplitsToJudge = 4;
   double gain = 0;
   bool split = false;
   for (const auto& [key, state] : states_) {
     if (state->split_reports == 0) continue;
-    split = true;
+    split = split || state->split_reports >= kSplitsToJudge;
     const double before_first = state->split_stopped ? 0.0 : double(state->first_split_at);
     const double reports = double(state->split_reports);
     gain += state->split_gain / reports * (reports + double(state->unmeasured_splits) + before_first);
@@ -151,8 +154,9 @@ void NoRegretScheduler::end_run() {
   using Opening = WarmStartStore::Opening;
   // Devices that opened only as the run ended (gemm on 2 H200: its 325 ms
   // loop asked for the second GPU after 147 ms, which opened 122 ms later)
-  // tell nothing: the next run opens them at its first context once, and
-  // its splits decide. A split refused for its moves says enough.
+  // tell nothing, or too little: the next run opens them at its first
+  // context once, and its splits decide. A split refused for its moves says
+  // enough.
   if (!split && !split_declined_ && app_opening_ == Opening::unknown) {
     warm_start_->remember_app(app_, Opening::untried);
     return;

@@ -32,3 +32,17 @@ TEST(DeviceIdle, ReportsOutOfOrderMeasureNothingWrong) {
 
 }  // namespace
 }  // namespace libsplit
+
+namespace libsplit {
+namespace {
+
+// A whole launch that first moved data to its device waited for the moves
+// (priced as such), not for the host: no idle time; the next one measures.
+TEST(DeviceIdle, AWholeLaunchThatMovedDataTellsNoIdleTime) {
+  device_idle().ran(7, 100, 1000, 2000);
+  EXPECT_LT(idle_unless_moved(7, 101, 400000, 500000, 0.36e-3), 0);
+  EXPECT_DOUBLE_EQ(idle_unless_moved(7, 102, 520000, 600000, 0), 20e-6);
+}
+
+}  // namespace
+}  // namespace libsplit

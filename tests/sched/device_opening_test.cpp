@@ -305,6 +305,8 @@ TEST(DeviceOpening, AnOpeningIsJudgedAsIfTheDevicesHadBeenOpenFromTheStart) {
   for (const double each : {0.3, 0.6}) {
     TempStore store;
     EXPECT_EQ(verdict(store.options, {each, each, each}, 1000), 2u) << "no split: to be tried";
+    TempStore late;
+    EXPECT_EQ(verdict(late.options, {each, each, each}, 98), 2u) << "a split or two: to be tried";
     const unsigned after = verdict(store.options, {each, each, each}, 0);
     if (each == 0.3) EXPECT_EQ(after, 2u) << "~1.5 s saved against 0.9 s of openings";
     else EXPECT_EQ(after, 0u) << "~1.5 s saved against 1.8 s of openings";
