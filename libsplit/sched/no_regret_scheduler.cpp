@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <tuple>
 
@@ -144,9 +145,12 @@ void NoRegretScheduler::end_run() {
   constexpr long kSplitsToJudge = 4;
   double gain = 0;
   bool split = false;
+  long reports_seen = 0, launches = 0;
   for (const auto& [key, state] : states_) {
+    launches += state->launches;
     if (state->split_reports == 0) continue;
     split = split || state->split_reports >= kSplitsToJudge;
+    reports_seen += state->split_reports;
     const double before_first = state->split_stopped ? 0.0 : double(state->first_split_at);
     const double reports = double(state->split_reports);
     gain += state->split_gain / reports * (reports + double(state->unmeasured_splits) + before_first);
@@ -164,7 +168,10 @@ void NoRegretScheduler::end_run() {
   double cost = opening_cost_ * double(devices_.size() - 1);
   if (!openings_.empty()) cost = std::accumulate(openings_.begin(), openings_.end(), 0.0);
   const bool paid = gain > 0 && gain >= cost;
-  warm_start_->remember_app(app_, paid ? Opening::paid : Opening::lost);
+  char why[160];
+  snprintf(why, sizeof why, "splits would save %.4f s (from %ld measured split launches of %ld), openings cost %.4f s",
+           gain, reports_seen, launches, cost);
+  warm_start_->remember_app(app_, paid ? Opening::paid : Opening::lost, why);
 }
 
 // Nothing opens for a command whose last openings did not pay.

@@ -135,17 +135,18 @@ WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app) cons
   return verdict == "opening untried" ? Opening::untried : Opening::unknown;
 }
 
-bool WarmStartStore::remember_app(const std::string& app, Opening verdict) const {
+bool WarmStartStore::remember_app(const std::string& app, Opening verdict, const std::string& why) const {
   if (directory_.empty() || app.empty()) return false;
   const std::string name = app_name(app);
   if (verdict == Opening::unknown) return unlink((directory_ + "/" + name).c_str()) == 0 || errno == ENOENT;
-  std::string why;
+  std::string error;
   return write_private_file(directory_, name,
                             std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app +
                                 (verdict == Opening::paid      ? "\nopening paid\n"
                                  : verdict == Opening::untried ? "\nopening untried\n"
-                                                               : "\nopening lost\n"),
-                            &why);
+                                                               : "\nopening lost\n") +
+                                (why.empty() ? "" : why + "\n"),
+                            &error);
 }
 
 }  // namespace libsplit::sched

@@ -48,7 +48,9 @@ class WarmStartStore {
   // never opened (on demand).
   enum class Opening { unknown, paid, lost, untried };
   Opening app_opening(const std::string& app) const;
-  bool remember_app(const std::string& app, Opening verdict) const;
+  // `why`, one line after the verdict (the figures it came from), for
+  // whoever reads the file; never read back.
+  bool remember_app(const std::string& app, Opening verdict, const std::string& why = "") const;
 
  private:
   std::string name_for(const LaunchKey& key) const;  // the file's name in directory_
