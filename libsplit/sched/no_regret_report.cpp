@@ -69,6 +69,21 @@ std::vector<double> limit_growth(const std::vector<double>& x, std::vector<doubl
 
 }  // namespace
 
+// What the app waits for a split launch beyond what it waits for a whole
+// one: the devices' idle time before it beyond home's before a whole launch
+// (mandelbrot medium on 2 H100, clFinish after each 0.18 ms launch: the
+// split's halves took 0.09 ms, yet the loop ran 1.10-1.14x slower than
+// natively). The least idle device's: the others also waited for the last
+// one of the previous launch, an imbalance the makespan counts already.
+// Judged, not balanced: the idle time is the host's, the same whichever
+// device gets more groups.
+double NoRegretScheduler::added_idle(const LaunchTimes& t, double whole_idle) {
+  double least_idle = INFINITY;
+  for (size_t d = 0; d < t.groups.size(); ++d)
+    if (t.groups[d] > 0 && t.idle[d] >= 0) least_idle = std::min(least_idle, t.idle[d]);
+  return whole_idle >= 0 && std::isfinite(least_idle) ? std::max(0.0, least_idle - whole_idle) : 0.0;
+}
+
 void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) {
   std::lock_guard lock(mutex_);
   KeyState& state = state_for(key, 0);
@@ -113,25 +128,10 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   state.total_makespan += makespan;
 
   if (used == 1) {
-    if (only == state.home && t.idle[only] >= 0)
-      state.whole_idle = state.whole_idle < 0 ? t.idle[only] : 0.5 * (state.whole_idle + t.idle[only]);
-    report_whole(key, state, only, numgroups, t.kernel[only]);
+    report_whole(key, state, only, numgroups, t.kernel[only], t.idle[only]);
     return;
   }
-  // What the app waits for a split launch beyond what it waits for a whole
-  // one: the devices' idle time before it beyond home's before a whole
-  // launch (mandelbrot medium on 2 H100, clFinish after each 0.18 ms launch:
-  // the split's halves took 0.09 ms, yet the loop ran 1.10-1.14x slower than
-  // natively). The least idle device's: the others also waited for the last
-  // one of the previous launch, an imbalance its makespan counted already.
-  // Judged, not balanced: the idle time is the host's, the same whichever
-  // device gets more groups.
-  double least_idle = INFINITY;
-  for (unsigned d = 0; d < n; ++d)
-    if (t.groups[d] > 0 && t.idle[d] >= 0) least_idle = std::min(least_idle, t.idle[d]);
-  const double host_round_trip =
-      state.whole_idle >= 0 && std::isfinite(least_idle) ? std::max(0.0, least_idle - state.whole_idle) : 0.0;
-  const double judged = makespan + host_round_trip;
+  const double judged = makespan + added_idle(t, state.whole_idle);
   // The whole launch as measured before this split's samples: a slice that
   // costs more per group than the whole launch can look like a load step and
   // make the whole measurement stale below, while it is what a split of a
@@ -213,7 +213,9 @@ bool NoRegretScheduler::stale_after_growth(const KeyState& state, const LaunchTi
 }
 
 void NoRegretScheduler::report_whole(const LaunchKey& key, KeyState& state, unsigned device_index,
-                                     uint64_t numgroups, double kernel_seconds) {
+                                     uint64_t numgroups, double kernel_seconds, double idle_before) {
+  if (device_index == state.home && idle_before >= 0)
+    state.whole_idle = state.whole_idle < 0 ? idle_before : 0.5 * (state.whole_idle + idle_before);
   DeviceState& device = state.devices[device_index];
   device.kernel.add(numgroups, kernel_seconds);
   constexpr double kSmoothing = 0.5;

@@ -152,8 +152,11 @@ class NoRegretScheduler final : public Scheduler {
   // A split report of devices other than those of the split planned after
   // a device joined (a launch planned before).
   bool stale_after_growth(const KeyState& state, const LaunchTimes& t) const;
+  // Idle seconds a split added before its launch (ChunkTiming::idle_before)
+  // beyond home's before whole launches (whole_idle < 0: unknown, none).
+  static double added_idle(const LaunchTimes& t, double whole_idle);
   void report_whole(const LaunchKey& key, KeyState& state, unsigned device_index, uint64_t numgroups,
-                    double kernel_seconds);
+                    double kernel_seconds, double idle_before);
   // Adds the split's samples to the devices' fits, telling load steps
   // (jumps) from noise; returns the noise band of this launch.
   double track_load_steps(KeyState& state, const LaunchTimes& t, uint64_t numgroups);
