@@ -17,7 +17,8 @@
 #
 # Result: <dir>/install/{bin/pocld,lib/libpocl.so,...} and <dir>/pocl.icd (the ICD file naming
 # that libpocl.so, for OCL_ICD_VENDORS). A second run finds <dir>/DONE and reuses the build.
-# Two small fixes of ours to the remote client are applied to the exported source (see patch_source).
+# Three small fixes of ours to the remote client are applied to the exported source (see
+# patch_source and patch_link_path).
 set -euo pipefail
 version=${LIBSPLIT_POCL_REMOTE_VERSION:-v6.0}
 dir=${LIBSPLIT_POCL_REMOTE_DIR:-$HOME/.cache/libsplit-pocl-remote/$version}
@@ -33,7 +34,7 @@ if [ "${1:-}" = --print ]; then
 fi
 
 # Bumped whenever patch_source below changes, so that a cached build is rebuilt.
-patch_level=2
+patch_level=3
 if [ -f "$dir/DONE" ] && grep -q "patch $patch_level\$" "$dir/DONE" && [ -x "$dir/install/bin/pocld" ] && [ -f "$dir/pocl.icd" ]; then
   say "reusing $dir ($(cat "$dir/DONE"))"
   exit 0
@@ -99,6 +100,24 @@ patch_source() {
   fi
 }
 patch_source
+
+# --- our fix of the linked program's cache path (v6.0) ------------------------------------------
+# pocl_remote_link_program computes the linked program's cache path, then declares a second,
+# uninitialized buffer of the same name in an inner block and renames the program's binary there:
+# every clLinkProgram on a remote device left a 50,699-byte 0600 file named by stack bytes in the
+# app's working directory (test app libraries under the shim). We drop the inner declaration, so
+# that the path computed above is used.
+patch_link_path() {
+  local f=$src/lib/CL/devices/remote/remote.c
+  grep -q 'libsplit: the linked program.s cache path' "$f" && return 0
+  perl -0pi -e 's/(only the "sources" were the precompiled programs\. \*\/\n  \{\n)    char program_bc_path\[POCL_MAX_PATHNAME_LENGTH\];\n/$1    \/* libsplit: the linked program'"'"'s cache path, computed above *\/\n/' "$f"
+  if grep -q 'libsplit: the linked program.s cache path' "$f"; then
+    say "patched the remote client's linked-program cache path ($f)"
+  else
+    say "warning: the remote client's link-path patch did not apply to this version (left as is)"
+  fi
+}
+patch_link_path
 
 # --- configure ----------------------------------------------------------------------------------
 build=$dir/build
