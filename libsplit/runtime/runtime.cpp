@@ -292,16 +292,16 @@ cl_int open_platform_slot(Runtime& rt, unsigned s, cl_context app_real, bool ado
   return CL_SUCCESS;
 }
 
+bool slot_has_gpu(const Runtime& rt, unsigned s) {
+  return std::any_of(rt.devices.begin(), rt.devices.end(), [s](const Device& d) { return d.slot == s && d.is_gpu; });
+}
+
 // What opening each later slot costs, until it opens: a GPU as long as the
 // app's context took, a CPU platform nothing (PoCL opened one in 1 ms on
 // the GPU node). Measured as each opens (open_in_background).
 std::vector<double> estimated_openings(const Runtime& rt, const std::vector<unsigned>& later, cl_ulong app_open_ns) {
   std::vector<double> openings;
-  for (unsigned s : later) {
-    const bool gpu = std::any_of(rt.devices.begin(), rt.devices.end(),
-                                 [s](const Device& d) { return d.slot == s && d.is_gpu; });
-    openings.push_back(gpu ? double(app_open_ns) * 1e-9 : 0.0);
-  }
+  for (unsigned s : later) openings.push_back(slot_has_gpu(rt, s) ? double(app_open_ns) * 1e-9 : 0.0);
   return openings;
 }
 
@@ -414,10 +414,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
   }
   // GPUs first: they are what a split wants (a CPU platform opens in ms).
   std::stable_sort(later.begin(), later.end(), [this](unsigned a, unsigned b) {
-    auto has_gpu = [this](unsigned s) {
-      return std::any_of(devices.begin(), devices.end(), [s](const Device& d) { return d.slot == s && d.is_gpu; });
-    };
-    return has_gpu(a) && !has_gpu(b);
+    return slot_has_gpu(*this, a) && !slot_has_gpu(*this, b);
   });
   // On demand, the scheduler says what it wants from the start: every device
   // for schedulers with fixed devices, and for the default one where an
