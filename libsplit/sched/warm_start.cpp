@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace libsplit::sched {
@@ -121,6 +122,13 @@ std::string WarmStartStore::app_name(const std::string& app) const {
   return "app-" + hex(fnv1a(app + "#" + device_set_)) + ".txt";
 }
 
+namespace {
+
+// The verdict lines of an app file, in Opening's order (unknown: no file).
+constexpr const char* kOpeningLines[] = {"", "opening paid", "opening lost", "opening untried"};
+
+}  // namespace
+
 WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app) const {
   if (directory_.empty() || app.empty()) return Opening::unknown;
   std::ifstream in(directory_ + "/" + app_name(app));
@@ -130,9 +138,9 @@ WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app) cons
     return Opening::unknown;
   // Files of before the verdict line were written only when opening paid.
   if (!std::getline(in, verdict)) return Opening::paid;
-  if (verdict == "opening lost") return Opening::lost;
-  if (verdict == "opening paid") return Opening::paid;
-  return verdict == "opening untried" ? Opening::untried : Opening::unknown;
+  for (size_t i = 1; i < std::size(kOpeningLines); ++i)
+    if (verdict == kOpeningLines[i]) return Opening(i);
+  return Opening::unknown;
 }
 
 bool WarmStartStore::remember_app(const std::string& app, Opening verdict, const std::string& why) const {
@@ -141,11 +149,8 @@ bool WarmStartStore::remember_app(const std::string& app, Opening verdict, const
   if (verdict == Opening::unknown) return unlink((directory_ + "/" + name).c_str()) == 0 || errno == ENOENT;
   std::string error;
   return write_private_file(directory_, name,
-                            std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app +
-                                (verdict == Opening::paid      ? "\nopening paid\n"
-                                 : verdict == Opening::untried ? "\nopening untried\n"
-                                                               : "\nopening lost\n") +
-                                (why.empty() ? "" : why + "\n"),
+                            std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app + "\n" +
+                                kOpeningLines[size_t(verdict)] + "\n" + (why.empty() ? "" : why + "\n"),
                             &error);
 }
 

@@ -46,7 +46,7 @@ class WarmStartStore {
   // (the next runs open none); untried: they opened too late for any split
   // (the next run opens them at its first context, to find out); unknown:
   // never opened (on demand).
-  enum class Opening { unknown, paid, lost, untried };
+  enum class Opening { unknown, paid, lost, untried };  // warm_start.cpp names them in this order
   Opening app_opening(const std::string& app) const;
   // `why`, one line after the verdict (the figures it came from), for
   // whoever reads the file; never read back.
