@@ -22,6 +22,7 @@ class AppRun:
     wall: float      # seconds from start to exit
     stdout: str = ""
     stderr: str = ""
+    iter_ms: list = field(default_factory=list)  # the app's iter=N ms=X lines (--per-iter)
 
     @property
     def ok(self):
@@ -38,6 +39,7 @@ def run_app(cmd, env, timeout=600):
     wall = time.monotonic() - start
     lines = [l.strip() for l in r.stdout.splitlines()]
     ms = next((float(l.split("=", 1)[1]) for l in lines if l.startswith("time_ms=")), float("nan"))
+    iters = [float(l.rsplit("ms=", 1)[1]) for l in lines if l.startswith("iter=") and "ms=" in l]
     if r.returncode == 0 and "PASS" in lines:
         status = "PASS"
     elif r.returncode == 0 and "CHECK SKIPPED" in lines:
@@ -46,7 +48,7 @@ def run_app(cmd, env, timeout=600):
         status = "FAIL"
     else:
         status = f"exit {r.returncode}"
-    return AppRun(status, ms, wall, r.stdout, r.stderr)
+    return AppRun(status, ms, wall, r.stdout, r.stderr, iters)
 
 
 @dataclass

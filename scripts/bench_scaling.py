@@ -4,8 +4,10 @@ same binary under the shim with DEFAULT settings over the first 1, 2, ... N
 GPUs (LIBSPLIT_DEVICES), each also with the CPU added, side by side in one
 run (rounds alternate the configurations), medians and maxima of the app's
 own time_ms. Writes OUT/scaling.md (speed-up over one GPU, max/median of
-each cell), OUT/scaling.csv (every run) and OUT/scaling.svg (speed-up against
-GPUs, the CPU variants dashed, the ideal line dotted).
+each cell; process wall time; the steady state: the median iteration of the
+last quarter of the loop, once every device that joins has joined),
+OUT/scaling.csv (every run) and OUT/scaling.svg (speed-up against GPUs, the
+CPU variants dashed, the ideal line dotted).
 
   scripts/bench_scaling.py --bin-dir .devpack/bench/bin --shim .devpack/libsplit/libsplit.so \\
       --device 1 --gpus 1:0,1:1,1:2,1:3 --cpu 0:0 --apps matmul,gemm,ep --preset large \\
@@ -27,6 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import run_app  # noqa: E402
+
+
+def steady_ms(iter_ms):
+    """The median iteration of the last quarter of the loop (nan without --per-iter lines)."""
+    tail = iter_ms[len(iter_ms) - max(1, len(iter_ms) // 4):]
+    return statistics.median(tail) if tail else float("nan")
 
 
 def configs(gpus, cpu, counts=None):
@@ -130,12 +138,12 @@ def main():
     cache = tempfile.mkdtemp(prefix="libsplit-scaling-")
     counts = [int(c) for c in a.counts.split(",") if c]
     cfgs = configs(gpus, a.cpu, counts)
-    runs = []  # (app, config name, rep, time_ms, wall, status)
+    runs = []  # (app, config name, rep, time_ms, wall, status, steady_ms)
 
     def write_csv():
         with open(a.out / "scaling.csv", "w", newline="") as f:
             wr = csv.writer(f)
-            wr.writerow(["app", "config", "rep", "time_ms", "wall_s", "status"])
+            wr.writerow(["app", "config", "rep", "time_ms", "wall_s", "status", "steady_ms"])
             wr.writerows(runs)
 
     if a.merge:
@@ -144,20 +152,21 @@ def main():
             with open(path, newline="") as f:
                 for row in csv.DictReader(f):
                     runs.append((row["app"], row["config"], int(row["rep"]), float(row["time_ms"]),
-                                 float(row["wall_s"]), row["status"]))
+                                 float(row["wall_s"]), row["status"], float(row.get("steady_ms") or "nan")))
                     if row["app"] not in apps:
                         apps.append(row["app"])
         write_csv()
     for app in apps if not a.merge else []:
         exe = a.bin_dir / app
-        args = [str(exe), "--size", a.preset, "--iters", str(a.iters), "--device", str(a.device), "--no-check"]
+        args = [str(exe), "--size", a.preset, "--iters", str(a.iters), "--device", str(a.device), "--no-check",
+                "--per-iter"]
         for name, devices, _, _ in cfgs:  # warm-up: fills the cache, not counted
             if devices is not None:
                 run_app(args, env_for(a.shim, devices, cache), a.timeout)
         for rep in range(a.repeat):
             for name, devices, _, _ in cfgs:
                 r = run_app(args, env_for(a.shim, devices, cache), a.timeout)
-                runs.append((app, name, rep, r.time_ms, r.wall, r.status))
+                runs.append((app, name, rep, r.time_ms, r.wall, r.status, steady_ms(r.iter_ms)))
                 print(f"{app:12s} {name:16s} rep {rep}: {r.time_ms:9.1f} ms  {r.status}", flush=True)
         write_csv()  # after each app: a run cut short keeps the apps it finished
     names = [c[0] for c in cfgs]
@@ -193,6 +202,19 @@ def main():
             v = ok(name)
             cells.append(f"{(statistics.median(r[4] for r in v) - wall0) * 1000:+.0f}; "
                          f"{max(r[3] for r in v) / ms0:.2f}" if v else "fail")
+        lines.append(f"| {app} | " + " | ".join(cells) + " |")
+    # Per launch once the devices have joined: what the split itself gives,
+    # apart from the openings inside the loop.
+    lines += ["", "Steady state: the median iteration of the last quarter of the loop, speed-up over native's "
+              "(the openings of the devices outside the app's context are behind it):", "",
+              "| app | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for app in apps:
+        per = {n: [r[6] for r in runs if r[0] == app and r[1] == n and r[5] in ("PASS", "SKIPPED")
+                   and r[6] == r[6]] for n in names}
+        if not per[names[0]]:
+            continue
+        base = statistics.median(per[names[0]])
+        cells = [f"{base:.3f} ms"] + [f"{base / statistics.median(per[n]):.2f}x" if per[n] else "-" for n in names[1:]]
         lines.append(f"| {app} | " + " | ".join(cells) + " |")
     md = "\n".join(lines) + "\n"
     (a.out / "scaling.md").write_text(

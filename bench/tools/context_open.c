@@ -10,7 +10,9 @@
  *     concurrent DEV DEV2     DEV in this thread, DEV2 in another, started together
  *     pair       DEV DEV2     one context holding both devices
  * Prints one line per opening: the device, start and end in ms since the
- * process's first OpenCL call returned. Run each mode in a fresh process. */
+ * process's first OpenCL call returned, and the phases (the context, the
+ * queues, the first writes): which of them the driver serialises. Run each
+ * mode in a fresh process. */
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 
@@ -27,7 +29,7 @@ static double t0;
 
 struct opening {
   cl_uint first, count;
-  double start, end;
+  double start, context, queues, end;  /* the phases end at context, queues, end */
   cl_int err;
 };
 
@@ -36,22 +38,27 @@ static void* open_devices(void* arg) {
   o->start = bench_now_ms() - t0;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   cl_context ctx = clCreateContext(props, o->count, devices + o->first, NULL, NULL, &o->err);
-  for (cl_uint i = 0; ctx && o->err == CL_SUCCESS && i < o->count; ++i) {
-    cl_command_queue q = clCreateCommandQueue(ctx, devices[o->first + i], CL_QUEUE_PROFILING_ENABLE, &o->err);
-    if (!q) break;
+  o->context = o->queues = bench_now_ms() - t0;
+  cl_command_queue queues[16] = {0};
+  for (cl_uint i = 0; ctx && o->err == CL_SUCCESS && i < o->count; ++i)
+    queues[i] = clCreateCommandQueue(ctx, devices[o->first + i], CL_QUEUE_PROFILING_ENABLE, &o->err);
+  o->queues = bench_now_ms() - t0;
+  for (cl_uint i = 0; i < o->count && queues[i]; ++i) {
     cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4, NULL, &o->err);
     int v = 1;
-    if (b) o->err = clEnqueueWriteBuffer(q, b, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL);
+    if (b) o->err = clEnqueueWriteBuffer(queues[i], b, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL);
     if (b) clReleaseMemObject(b);
-    clReleaseCommandQueue(q);
+    clReleaseCommandQueue(queues[i]);
   }
   o->end = bench_now_ms() - t0;
   return NULL; /* the context stays open, as the shim's would */
 }
 
 static void print(const char* what, const struct opening* o) {
-  printf("%-10s devices %u..%u  start %8.1f ms  end %8.1f ms  took %8.1f ms  err %d\n", what, o->first,
-         o->first + o->count - 1, o->start, o->end, o->end - o->start, o->err);
+  printf("%-10s devices %u..%u  start %8.1f ms  end %8.1f ms  took %8.1f ms (context %.1f, queues %.1f, "
+         "first write %.1f)  err %d\n",
+         what, o->first, o->first + o->count - 1, o->start, o->end, o->end - o->start, o->context - o->start,
+         o->queues - o->context, o->end - o->queues, o->err);
 }
 
 int main(int argc, char** argv) {
@@ -79,7 +86,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "device out of range\n");
     return 2;
   }
-  struct opening first = {a, 1, 0, 0, 0}, second = {b, 1, 0, 0, 0};
+  struct opening first = {a, 1, 0, 0, 0, 0, 0}, second = {b, 1, 0, 0, 0, 0, 0};
   if (!strcmp(mode, "alone")) {
     open_devices(&first);
     print("alone", &first);
