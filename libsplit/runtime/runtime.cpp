@@ -305,6 +305,25 @@ std::vector<double> estimated_openings(const Runtime& rt, const std::vector<unsi
   return openings;
 }
 
+// What the command's last run that opened devices asks for at the start.
+void log_wanted_at_start(unsigned wanted) {
+  if (wanted == sched::kAllGroups)
+    log_line(2, "the last run of this command that opened devices asks for every one now (its splits paid, "
+                "or they opened too late to tell)");
+  else if (wanted > 0)
+    log_line(2, "the last run of this command that opened devices asks for the first " + std::to_string(wanted) +
+                    " of them now (those that paid)");
+}
+
+// Which of the later slots each device opens with (-1: with the app's).
+std::vector<int> opening_groups(const Runtime& rt, const std::vector<unsigned>& later) {
+  std::vector<int> group_of_device(rt.devices.size(), -1);
+  for (size_t i = 0; i < later.size(); ++i)
+    for (size_t d = 0; d < rt.devices.size(); ++d)
+      if (rt.devices[d].slot == later[i]) group_of_device[d] = int(i);
+  return group_of_device;
+}
+
 // The slots outside the app's context, opened on a thread of their own.
 void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
                         const std::function<cl_int(unsigned)>& open_slot, std::vector<double> openings) {
@@ -319,8 +338,9 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
       const unsigned s = later[i];
       // The first other slot opens once launches have run long enough to pay
       // for it, the rest once a split over those open has won (or a stored
-      // split says it will): Scheduler::devices_wanted.
-      const unsigned needed = i == 0 ? 1 : 2;
+      // split says it will), as many as paid in the command's last run:
+      // Scheduler::devices_wanted.
+      const unsigned needed = unsigned(i) + 1;
       {
         std::unique_lock lock(rt.open_mutex);
         rt.open_cv.wait(lock, [&rt, needed] { return rt.closing.load() || rt.devices_wanted.load() >= needed; });
@@ -420,16 +440,15 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
   // for schedulers with fixed devices, and for the default one where an
   // earlier run of this command split with gain.
   if (controls.open_devices == "start") {
-    devices_wanted = 2;
+    devices_wanted = sched::kAllGroups;
   } else {
     if (controls.open_devices != "demand")
       fprintf(stderr, "libsplit: LIBSPLIT_OPEN_DEVICES='%s' is not demand or start; using demand\n",
               controls.open_devices.c_str());
     devices_wanted = scheduler->devices_wanted();
-    if (devices_wanted >= 2 && scheduler->plans_by_readiness())
-      log_line(2, "the last run of this command that opened devices asks for every one now (its splits paid, "
-                  "or they opened too late to tell)");
+    if (scheduler->plans_by_readiness()) log_wanted_at_start(devices_wanted);
   }
+  scheduler->set_opening_groups(opening_groups(*this, later));
   std::vector<double> openings = estimated_openings(*this, later, app_open_ns);
   scheduler->set_openings(openings);
   open_in_background(*this, later, open_slot, std::move(openings));
@@ -449,7 +468,7 @@ void Runtime::want_devices(unsigned level) {
 }
 
 void Runtime::wait_open() {
-  want_devices(2);  // a caller that waits needs them (else they might never open)
+  want_devices(sched::kAllGroups);  // a caller that waits needs them (else they might never open)
   std::unique_lock lock(open_mutex);
   open_cv.wait(lock, [this] { return others_open.load(); });
 }

@@ -105,9 +105,9 @@ struct Runtime {
   void stop_opening();
   // Which devices outside the app's context may open (they cost the app:
   // on 4 H100 each opening slows the app's own driver calls while it runs,
-  // 130-200 ms, and adds ~200 ms to the process's exit): 0 none yet, 1 the
-  // first, 2 all, as Scheduler::devices_wanted says before each launch that
-  // could split.
+  // 130-200 ms, and adds ~200 ms to the process's exit): 0 none yet, n the
+  // first n slots, sched::kAllGroups all, as Scheduler::devices_wanted says
+  // before each launch that could split.
   std::atomic<unsigned> devices_wanted{0};
   void want_devices(unsigned level);
   // The devices the scheduler was told it may use (Scheduler::set_ready,

@@ -141,7 +141,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   const bool grown = std::exchange(state.regrown, false);
   std::vector<uint64_t> fallback = std::move(state.fallback_groups);
   state.fallback_groups.clear();
-  if (state.split_reports++ == 0) state.first_split_at = state.launches;
+  const unsigned needed = count_split_report(state, t);
   if (split_lost(key, state, judged, whole_before, band, numgroups)) {
     if (grown && !fallback.empty()) {
       // The split it grew from had won: back to it, not to whole.
@@ -152,13 +152,14 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   }
   state.split_failures = 0;
   state.split_gain += std::max(0.0, whole_before - judged);
-  if (wanted_.load(std::memory_order_relaxed) < 2) {
+  state.gain_by_groups[needed] += std::max(0.0, whole_before - judged);
+  if (wanted_.load(std::memory_order_relaxed) < kAllGroups) {
     bool all_ready_used = true;
     for (unsigned d = 0; d < n; ++d) {
       const DeviceState& device = state.devices[d];
       all_ready_used = all_ready_used && (t.groups[d] > 0 || device.excluded || device.unready);
     }
-    if (all_ready_used) want(2);
+    if (all_ready_used) want(kAllGroups);
   }
   rebalance(state, t, numgroups, makespan, band);
   if (warm_start_) maybe_save(key, state, (makespan - fastest) / makespan);

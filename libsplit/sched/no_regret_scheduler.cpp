@@ -117,44 +117,89 @@ void NoRegretScheduler::set_openings(const std::vector<double>& seconds) {
   openings_ = seconds;
 }
 
+void NoRegretScheduler::set_opening_groups(const std::vector<int>& group_of_device) {
+  std::lock_guard lock(mutex_);
+  group_of_device_ = group_of_device;
+}
+
 void NoRegretScheduler::set_app(const std::string& command_line) {
   std::lock_guard lock(mutex_);
   app_ = command_line;
-  if (warm_start_) app_opening_ = warm_start_->app_opening(app_);
-  if (app_opening_ == WarmStartStore::Opening::paid || app_opening_ == WarmStartStore::Opening::untried) want(2);
+  if (warm_start_) app_opening_ = warm_start_->app_opening(app_, &app_groups_);
+  // want() keeps to the groups that paid.
+  if (app_opening_ == WarmStartStore::Opening::paid || app_opening_ == WarmStartStore::Opening::untried)
+    want(kAllGroups);
 }
 
-// A run that opened devices tells the next ones whether that paid: whether
-// its splits would save more than opening every other device costs, had the
-// devices been open from the start, as the next run opens them (matmul), or
-// not (3mm on 4 H100 split a little and, opened at once in the next runs,
-// paid +0.44 s of wall time for it; gemm saved 35 ms of its loop for
-// +207 ms of wall time, the openings and their teardown at exit). A key's
-// launches before its first split count as split with its mean gain per
+unsigned NoRegretScheduler::groups_needed(const KeyState& state, const LaunchTimes& t) const {
+  unsigned needed = 0;
+  for (unsigned d = 0; d < t.groups.size(); ++d) {
+    if (t.groups[d] == 0 || d == state.home) continue;
+    const int group = d < group_of_device_.size() ? group_of_device_[d] : int(d > state.home ? d - 1 : d);
+    needed = std::max(needed, unsigned(group + 1));
+  }
+  return needed;
+}
+
+unsigned NoRegretScheduler::count_split_report(KeyState& state, const LaunchTimes& t) const {
+  if (state.split_reports++ == 0) state.first_split_at = state.launches;
+  const unsigned needed = groups_needed(state, t);
+  if (state.reports_by_groups.size() <= needed) {
+    state.reports_by_groups.resize(needed + 1, 0);
+    state.gain_by_groups.resize(needed + 1, 0.0);
+  }
+  ++state.reports_by_groups[needed];
+  return needed;
+}
+
+// A key's launches before its first split count as split, with its gain per
 // split launch: a run whose devices opened on demand split only its later
 // launches (mandelbrot on 2 H200: 32 of 100, 65 ms saved for a 117 ms
 // opening; 2.1 ms a launch over its 100 launches pays). A key whose splits
 // stopped (lost, or refused for their moves) counts as it ran: a few early
-// splits are no promise for the rest (3mm). A run that opened nothing
-// leaves the verdict as it was.
-void NoRegretScheduler::end_run() {
-  std::lock_guard lock(mutex_);
-  if (!warm_start_ || app_.empty() || wanted_.load(std::memory_order_relaxed) == 0) return;
+// splits are no promise for the rest (3mm). With k groups open a key gains
+// per launch what its best split within them gained (the devices of a run
+// join one at a time, so one run measures the splits over 1, 2, ... groups).
+std::vector<double> NoRegretScheduler::savings_by_groups(long* reports_seen, long* launches, bool* split) const {
   // Fewer split launches than this tell too little: the first one stages
   // the data (gemm's on 2 H100: the last of its 100 launches).
   constexpr long kSplitsToJudge = 4;
-  double gain = 0;
-  bool split = false;
-  long reports_seen = 0, launches = 0;
+  size_t size = std::max<size_t>(openings_.empty() ? devices_.size() : openings_.size() + 1, 1);
+  for (const auto& [key, state] : states_) size = std::max(size, state->reports_by_groups.size());
+  std::vector<double> savings(size, 0.0);
   for (const auto& [key, state] : states_) {
-    launches += state->launches;
+    *launches += state->launches;
     if (state->split_reports == 0) continue;
-    split = split || state->split_reports >= kSplitsToJudge;
-    reports_seen += state->split_reports;
+    *split = *split || state->split_reports >= kSplitsToJudge;
+    *reports_seen += state->split_reports;
     const double before_first = state->split_stopped ? 0.0 : double(state->first_split_at);
-    const double reports = double(state->split_reports);
-    gain += state->split_gain / reports * (reports + double(state->unmeasured_splits) + before_first);
+    const double split_launches = double(state->split_reports + state->unmeasured_splits) + before_first;
+    double best = 0;
+    for (size_t k = 0; k < size; ++k) {
+      if (k < state->reports_by_groups.size() && state->reports_by_groups[k] > 0)
+        best = std::max(best, state->gain_by_groups[k] / double(state->reports_by_groups[k]));
+      savings[k] += best * split_launches;
+    }
   }
+  return savings;
+}
+
+// A run that opened devices tells the next ones which openings paid: how
+// many groups of devices outside the app's context (in the order they
+// open) make the splits save the most beyond what opening them costs, had
+// they been open from the start, as the next run opens them (matmul: every
+// GPU). None where no opening pays (3mm on 4 H100 split a little and,
+// opened at once in the next runs, paid +0.44 s of wall time for it; gemm
+// saved 35 ms of its loop for +207 ms of wall time, the openings and their
+// teardown at exit); the first only where more do not pay for themselves
+// (2mm on 4 H100: 1.63x with one more GPU, whole with three). A run that
+// opened nothing leaves the verdict as it was.
+void NoRegretScheduler::end_run() {
+  std::lock_guard lock(mutex_);
+  if (!warm_start_ || app_.empty() || wanted_.load(std::memory_order_relaxed) == 0) return;
+  long reports_seen = 0, launches = 0;
+  bool split = false;
+  const std::vector<double> savings = savings_by_groups(&reports_seen, &launches, &split);
   using Opening = WarmStartStore::Opening;
   // Devices that opened only as the run ended (gemm on 2 H200: its 325 ms
   // loop asked for the second GPU after 147 ms, which opened 122 ms later)
@@ -165,19 +210,31 @@ void NoRegretScheduler::end_run() {
     warm_start_->remember_app(app_, Opening::untried);
     return;
   }
-  double cost = opening_cost_ * double(devices_.size() - 1);
-  if (!openings_.empty()) cost = std::accumulate(openings_.begin(), openings_.end(), 0.0);
-  const bool paid = gain > 0 && gain >= cost;
-  char why[160];
-  snprintf(why, sizeof why, "splits would save %.4f s (from %ld measured split launches of %ld), openings cost %.4f s",
-           gain, reports_seen, launches, cost);
-  warm_start_->remember_app(app_, paid ? Opening::paid : Opening::lost, why);
+  const size_t groups = std::max<size_t>(openings_.empty() ? devices_.size() - 1 : openings_.size(), 1);
+  size_t best = groups;
+  double best_net = -1, cost = 0, best_cost = 0;
+  for (size_t k = 1; k <= groups; ++k) {
+    cost += openings_.empty() ? opening_cost_ : openings_[k - 1];
+    const double net = savings[std::min(k, savings.size() - 1)] - cost;
+    if (savings[std::min(k, savings.size() - 1)] > 0 && net >= 0 && net > best_net)
+      best = k, best_net = net, best_cost = cost;
+  }
+  const bool paid = best_net >= 0;
+  if (!paid) best_cost = cost;
+  char why[200];
+  snprintf(why, sizeof why,
+           "splits would save %.4f s (from %ld measured split launches of %ld), openings cost %.4f s (%zu of %zu groups)",
+           paid ? savings[std::min(best, savings.size() - 1)] : savings.back(), reports_seen, launches, best_cost,
+           paid ? best : groups, groups);
+  warm_start_->remember_app(app_, paid ? Opening::paid : Opening::lost, why, best == groups ? kAllGroups : unsigned(best));
 }
 
-// Nothing opens for a command whose last openings did not pay.
-void NoRegretScheduler::want(unsigned level) {
+// Nothing opens for a command whose last openings did not pay, and no more
+// than those that paid.
+void NoRegretScheduler::want(unsigned groups) {
   if (app_opening_ == WarmStartStore::Opening::lost) return;
-  if (wanted_.load(std::memory_order_relaxed) < level) wanted_.store(level, std::memory_order_relaxed);
+  groups = std::min(groups, app_groups_);
+  if (wanted_.load(std::memory_order_relaxed) < groups) wanted_.store(groups, std::memory_order_relaxed);
 }
 
 // A run too short to pay for a device then loses at most the opening cost
@@ -186,10 +243,10 @@ void NoRegretScheduler::want(unsigned level) {
 // once; a key stored whole after its split lost asks for none (nbody's
 // one-wave kernel); one stored whole untried counts like a new one.
 void NoRegretScheduler::count_toward_opening(const KeyState& state) {
-  if (wanted_.load(std::memory_order_relaxed) >= 2) return;
+  if (wanted_.load(std::memory_order_relaxed) >= app_groups_) return;
   using Earlier = KeyState::Earlier;
   switch (state.earlier) {
-    case Earlier::split: want(2); return;
+    case Earlier::split: want(kAllGroups); return;
     case Earlier::whole_elsewhere: want(1); return;
     case Earlier::split_lost: return;
     case Earlier::nothing:

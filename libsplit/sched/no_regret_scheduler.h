@@ -92,6 +92,7 @@ class NoRegretScheduler final : public Scheduler {
   unsigned devices_wanted() const override { return wanted_.load(std::memory_order_relaxed); }
   void set_opening_cost(double seconds) override;
   void set_openings(const std::vector<double>& seconds) override;
+  void set_opening_groups(const std::vector<int>& group_of_device) override;
   void set_app(const std::string& command_line) override;
   void end_run() override;
   // False where every device runs on the host's cores (they count as one).
@@ -184,7 +185,16 @@ class NoRegretScheduler final : public Scheduler {
   // A split plan repeated for a while, of short launches: measured one
   // launch in kMeasureEvery (plan.set_wants_report(false) otherwise).
   void sample_settled_split(KeyState& state, StaticPlan& plan, const std::vector<uint64_t>& groups, long launch);
-  void want(unsigned level);
+  void want(unsigned groups);
+  // How many groups of devices outside the app's context the split of `t`
+  // needs open (0: it uses only devices opened with the app's).
+  unsigned groups_needed(const KeyState& state, const LaunchTimes& t) const;
+  // Counts a split report (split_reports, first_split_at, and by the groups
+  // it needed: reports_by_groups); returns those groups.
+  unsigned count_split_report(KeyState& state, const LaunchTimes& t) const;
+  // end_run: the saving the keys' splits would bring with the first k groups
+  // open from the start, for each k (0 for a k no split measured).
+  std::vector<double> savings_by_groups(long* reports_seen, long* launches, bool* split) const;
 
   std::vector<DeviceInfo> devices_;
   double explore_budget_;
@@ -195,11 +205,13 @@ class NoRegretScheduler final : public Scheduler {
   std::atomic<unsigned> wanted_{0};  // devices_wanted()
   double opening_cost_ = 0;          // seconds (set_opening_cost)
   std::vector<double> openings_;     // set_openings; empty: not told
+  std::vector<int> group_of_device_;  // set_opening_groups; empty: not told
   bool split_declined_ = false;      // a split of this run was refused for its moves
   double run_for_opening_ = 0;       // seconds counted toward it
   std::string app_;                  // set_app
   // What opening devices did for app_'s last run that opened them.
   WarmStartStore::Opening app_opening_ = WarmStartStore::Opening::unknown;
+  unsigned app_groups_ = kAllGroups;  // the most groups it may open (paid for fewer)
   unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per
   // launch on this path.

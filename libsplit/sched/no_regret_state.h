@@ -57,6 +57,10 @@ struct NoRegretScheduler::KeyState {
   long first_split_at = -1;  // plans handed out before the first split report
   bool split_stopped = false;  // a split lost or was refused in this run (block_split)
   long unmeasured_splits = 0;  // split launches planned without a report (settled)
+  // The same by how many groups of devices outside the app's context the
+  // split needed open (groups_needed): which openings paid.
+  std::vector<long> reports_by_groups;
+  std::vector<double> gain_by_groups;
   // Home's idle time before a whole launch (ChunkTiming::idle_before,
   // smoothed; < 0: not measured): a split is charged its devices' idle time
   // beyond this (the host round trip the split adds).

@@ -14,6 +14,9 @@
 
 namespace libsplit::sched {
 
+// Scheduler::devices_wanted: every group of devices outside the app's context.
+inline constexpr unsigned kAllGroups = ~0u;
+
 // What the runtime knows of a device when it builds a scheduler.
 struct DeviceInfo {
   std::string name;
@@ -148,11 +151,16 @@ class Scheduler {
   // Whether set_ready changes its plans (else the runtime need not work
   // out which devices are ready).
   virtual bool plans_by_readiness() const { return false; }
-  // How many of the devices outside the app's context are worth opening
-  // now: 0 none yet, 1 the first, 2 all (each opening costs the app:
+  // How many of the groups of devices outside the app's context (in the
+  // order they open: set_opening_groups) are worth opening now: 0 none yet,
+  // n the first n, kAllGroups every one (each opening costs the app:
   // Runtime::devices_wanted). Schedulers that plan over every device want
   // them all at once.
-  virtual unsigned devices_wanted() const { return 2; }
+  virtual unsigned devices_wanted() const { return kAllGroups; }
+  // Which of those groups each device opens with (-1: with the app's
+  // context), told once at the app's first context; untold, device d of a
+  // key whose home is h is group d - 1 when d > h, d when d < h.
+  virtual void set_opening_groups(const std::vector<int>& /*group_of_device*/) {}
   // The measured cost of opening one device (the app's own context took
   // that long): a scheduler that opens devices on demand lets launches run
   // that long before it asks for one.

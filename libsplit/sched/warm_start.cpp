@@ -129,7 +129,11 @@ constexpr const char* kOpeningLines[] = {"", "opening paid", "opening lost", "op
 
 }  // namespace
 
-WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app) const {
+// The paid line's tail when fewer than every group paid.
+constexpr const char* kPaidGroups = " for the first groups: ";
+
+WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app, unsigned* groups) const {
+  if (groups) *groups = kAllGroups;
   if (directory_.empty() || app.empty()) return Opening::unknown;
   std::ifstream in(directory_ + "/" + app_name(app));
   std::string magic, devices_line, app_line, verdict;
@@ -140,17 +144,31 @@ WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app) cons
   if (!std::getline(in, verdict)) return Opening::paid;
   for (size_t i = 1; i < std::size(kOpeningLines); ++i)
     if (verdict == kOpeningLines[i]) return Opening(i);
+  const std::string paid_some = std::string(kOpeningLines[size_t(Opening::paid)]) + kPaidGroups;
+  if (verdict.rfind(paid_some, 0) == 0) {
+    char* end = nullptr;
+    const unsigned long n = strtoul(verdict.c_str() + paid_some.size(), &end, 10);
+    if (end && *end == 0 && n > 0 && n < kAllGroups) {
+      if (groups) *groups = unsigned(n);
+      return Opening::paid;
+    }
+  }
   return Opening::unknown;
 }
 
-bool WarmStartStore::remember_app(const std::string& app, Opening verdict, const std::string& why) const {
+bool WarmStartStore::remember_app(const std::string& app, Opening verdict, const std::string& why,
+                                  unsigned groups) const {
   if (directory_.empty() || app.empty()) return false;
   const std::string name = app_name(app);
   if (verdict == Opening::unknown) return unlink((directory_ + "/" + name).c_str()) == 0 || errno == ENOENT;
   std::string error;
   return write_private_file(directory_, name,
                             std::string(kAppMagic) + "\ndevices " + device_set_ + "\napp " + app + "\n" +
-                                kOpeningLines[size_t(verdict)] + "\n" + (why.empty() ? "" : why + "\n"),
+                                kOpeningLines[size_t(verdict)] +
+                                (verdict == Opening::paid && groups != kAllGroups
+                                     ? kPaidGroups + std::to_string(groups)
+                                     : "") +
+                                "\n" + (why.empty() ? "" : why + "\n"),
                             &error);
 }
 

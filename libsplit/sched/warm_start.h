@@ -45,12 +45,15 @@ class WarmStartStore {
   // next run opens every device at its first context); lost: they did not
   // (the next runs open none); untried: they opened too late for any split
   // (the next run opens them at its first context, to find out); unknown:
-  // never opened (on demand).
+  // never opened (on demand). A paid verdict names how many groups of
+  // devices paid (`groups`, in the order they open; kAllGroups: every one):
+  // on 4 H100 2mm's splits pay for one more GPU, not for three.
   enum class Opening { unknown, paid, lost, untried };  // warm_start.cpp names them in this order
-  Opening app_opening(const std::string& app) const;
+  Opening app_opening(const std::string& app, unsigned* groups = nullptr) const;
   // `why`, one line after the verdict (the figures it came from), for
   // whoever reads the file; never read back.
-  bool remember_app(const std::string& app, Opening verdict, const std::string& why = "") const;
+  bool remember_app(const std::string& app, Opening verdict, const std::string& why = "",
+                    unsigned groups = kAllGroups) const;
 
  private:
   std::string name_for(const LaunchKey& key) const;  // the file's name in directory_

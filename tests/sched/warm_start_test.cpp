@@ -81,6 +81,22 @@ TEST_F(WarmStart, OpeningVerdictsReadBackAsWritten) {
   EXPECT_EQ(store.app_opening("./gemm --size medium"), Opening::unknown);
 }
 
+// A paid verdict keeps how many groups of devices paid; every one unless said.
+TEST_F(WarmStart, APaidVerdictReadsBackWithItsGroups) {
+  WarmStartStore store(root_ + "/sched", {{"gpu", true, 132, 1980}, {"gpu", true, 132, 1980}});
+  using Opening = WarmStartStore::Opening;
+  unsigned groups = 0;
+  ASSERT_TRUE(store.remember_app("./2mm", Opening::paid, "why", 1));
+  EXPECT_EQ(store.app_opening("./2mm", &groups), Opening::paid);
+  EXPECT_EQ(groups, 1u);
+  ASSERT_TRUE(store.remember_app("./2mm", Opening::paid));
+  EXPECT_EQ(store.app_opening("./2mm", &groups), Opening::paid);
+  EXPECT_EQ(groups, kAllGroups);
+  ASSERT_TRUE(store.remember_app("./2mm", Opening::lost, "", 1));
+  EXPECT_EQ(store.app_opening("./2mm", &groups), Opening::lost);
+  EXPECT_EQ(groups, kAllGroups) << "only a paid verdict names groups";
+}
+
 TEST_F(WarmStart, CorruptFilesAreIgnored) {
   std::vector<DeviceInfo> devices = {{"a", false, 4, 1000}, {"b", true, 16, 1500}};
   WarmStartStore store(root_, devices);
