@@ -96,13 +96,47 @@ bool is_live_sampler(const void* p) {
 
 namespace {
 bool drop(ObjHeader* h) { return h->refs.fetch_sub(1) == 1; }
-}  // namespace
 
-void release(cl_context c) {
-  if (!drop(&c->hdr)) return;
+// Runs the context's destructor callbacks once the app sees no reference
+// left (`refs`: the count after the change that may have ended it).
+void end_app_view(cl_context c, int refs) {
+  if (refs - c->hidden_refs.load() > 0 || c->destructors_ran.exchange(true)) return;
   // Destructor callbacks run in reverse order of registration.
   for (auto it = c->destructor_callbacks.rbegin(); it != c->destructor_callbacks.rend(); ++it)
     it->first(c, it->second);
+}
+
+}  // namespace
+
+template <>
+cl_uint ref_count(cl_context c) {
+  return static_cast<cl_uint>(std::max(0, c->hdr.refs.load() - c->hidden_refs.load()));
+}
+
+template <>
+cl_uint ref_count(cl_program p) {
+  std::lock_guard lock(p->holds_mutex);
+  return static_cast<cl_uint>(std::max(0, p->hdr.refs.load() - p->job_holds));
+}
+
+void hold_for_job(cl_program p) {
+  std::lock_guard lock(p->holds_mutex);
+  ++p->job_holds;
+  retain(p);
+}
+
+void release_for_job(cl_program p) {
+  {
+    std::lock_guard lock(p->holds_mutex);
+    --p->job_holds;
+  }
+  release(p);
+}
+
+void release(cl_context c) {
+  const int refs = c->hdr.refs.fetch_sub(1) - 1;
+  end_app_view(c, refs);
+  if (refs != 0) return;
   if (c->real) real().clReleaseContext(c->real);
   c->hdr.magic = 0;
   delete c;
@@ -136,6 +170,18 @@ void release(cl_mem m) {
 }
 
 void release(cl_program p) {
+  {
+    // The app's last reference going while background jobs hold it: the
+    // program's hold on its context becomes hidden (taken while this caller's
+    // reference keeps p alive).
+    std::unique_lock lock(p->holds_mutex);
+    if (p->job_holds > 0 && !p->context_hold_hidden && p->hdr.refs.load() == p->job_holds + 1) {
+      p->context_hold_hidden = true;
+      p->context->hidden_refs.fetch_add(1);
+      lock.unlock();  // the app's callbacks may call back in
+      end_app_view(p->context, p->context->hdr.refs.load());
+    }
+  }
   if (!drop(&p->hdr)) return;
   for (auto it = p->release_callbacks.rbegin(); it != p->release_callbacks.rend(); ++it)
     it->first(p, it->second);
@@ -149,6 +195,7 @@ void release(cl_program p) {
     if (pp) real().clReleaseProgram(pp);
   if (p->native) real().clReleaseProgram(p->native);
   cl_context ctx = p->context;
+  if (p->context_hold_hidden) ctx->hidden_refs.fetch_sub(1);
   p->hdr.magic = 0;
   delete p;
   release(ctx);

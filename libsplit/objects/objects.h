@@ -109,6 +109,12 @@ struct _cl_context {
   std::vector<cl_context_properties> properties;  // as given, 0-terminated (empty if none)
   std::mutex mutex;
   std::vector<std::pair<void(CL_CALLBACK*)(cl_context, void*), void*>> destructor_callbacks;
+  // References the app no longer sees (a program the app released, kept for
+  // its background preparation): the app's view of the context ends, and its
+  // destructor callbacks run, when refs - hidden_refs reaches 0, as natively;
+  // the object itself lives until refs does.
+  std::atomic<int> hidden_refs{0};
+  std::atomic<bool> destructors_ran{false};
 };
 
 struct _cl_event;
@@ -174,6 +180,13 @@ struct _cl_mem {
 struct _cl_program {
   libsplit::ObjHeader hdr{libsplit::ObjKind::Program};
   cl_context context = nullptr;
+  // Background jobs holding it (run_background_job): references the app does
+  // not see. Once only they hold it, its hold on `context` is hidden too
+  // (context_hold_hidden): the app's release of the context then destroys
+  // it as far as the app can tell (lifetimes test app, cold cache).
+  std::mutex holds_mutex;
+  int job_holds = 0;                 // under holds_mutex
+  bool context_hold_hidden = false;  // under holds_mutex
   cl_program native = nullptr;  // on context->real: errors, logs, binaries, kernel validation
   // What libsplit builds on its devices: `source` with `options` when
   // from_source (headers inlined at the app's build, see program_source.h),
@@ -350,10 +363,21 @@ void release(cl_kernel);
 void release(cl_event);
 void release(cl_sampler);
 
+// The reference count the app sees (CL_*_REFERENCE_COUNT): libsplit's own
+// hidden holds left out.
 template <class H>
 cl_uint ref_count(H h) {
   return static_cast<cl_uint>(reinterpret_cast<ObjHeader*>(h)->refs.load());
 }
+template <>
+cl_uint ref_count(cl_context c);
+template <>
+cl_uint ref_count(cl_program p);
+
+// A background job's hold on program p (background_jobs.cpp): a reference
+// the app does not see.
+void hold_for_job(cl_program p);
+void release_for_job(cl_program p);
 
 // Registry of live buffers: answers "is this 8-byte kernel argument one of
 // our cl_mem?" without dereferencing it (arguments of unknown address space).

@@ -38,10 +38,10 @@ void run_background_job(cl_program p, std::function<void()> job) {
     std::lock_guard lock(g_jobs_mutex);
     ++g_jobs;
   }
-  retain(p);
+  hold_for_job(p);
   std::thread([p, job = std::move(job)] {
     job();
-    release(p);
+    release_for_job(p);
     // The waiter is woken under the lock: before_exit reads the count under
     // it, so the app's exit cannot run while the job is still inside
     // notify_all (it did, TSan: the static destructors destroyed the
