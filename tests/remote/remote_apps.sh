@@ -34,7 +34,7 @@ check() {  # name, native output, shim output, shim log, exit codes
   runs=$((runs + 1))
   if [ "$rc_native" != "$rc_shim" ] || ! cmp -s "$native" "$shim"; then
     echo "FAIL: $name: differs from native (exit $rc_native natively, $rc_shim under the shim)"
-    tail -3 "$log"; failures=$((failures + 1)); status=1
+    tail -25 "$log"; failures=$((failures + 1)); status=1  # the shim's LOG=1 lines before the failure
     return
   fi
   # Devices 2 and 3 are the remote ones (POCL_DEVICES order).
