@@ -322,17 +322,19 @@ TEST(DeviceOpening, AnOpeningIsJudgedAsIfTheDevicesHadBeenOpenFromTheStart) {
 TEST(DeviceOpening, TheVerdictKeepsTheGroupsThatPaidForThemselves) {
   const uint64_t groups = 512;
   const LaunchKey key = key_named("mm2", groups);
-  // 100 launches of 20 ms; the other GPUs ready from launches 10, 40, 70.
-  auto first_run = [&](const SchedulerOptions& options, const std::vector<double>& openings) {
+  // 100 launches of 20 ms; the other GPUs ready from the launches in
+  // `ready_at` (10, 40, 70: one after the other).
+  auto first_run = [&](const SchedulerOptions& options, const std::vector<double>& openings,
+                       std::vector<int> ready_at = {10, 40, 70}) {
     std::unique_ptr<Scheduler> s = closed_four(options);
     s->set_opening_cost(openings[0]);
     s->set_openings(openings);
     s->set_app("./2mm --iters 100");
     auto slice = [&](const Chunk& ch) { return 20e-3 * double(ch.group_count) / double(groups); };
+    std::vector<bool> ready = {true, false, false, false};
     for (int i = 0; i < 100; ++i) {
-      if (i == 10) s->set_ready({true, true, false, false});
-      if (i == 40) s->set_ready({true, true, true, false});
-      if (i == 70) s->set_ready({true, true, true, true});
+      for (size_t g = 0; g < ready_at.size(); ++g)
+        if (i == ready_at[g]) ready[g + 1] = true, s->set_ready(ready);
       launch_planned(*s, key, groups, slice, 20e-3 / 8);
     }
     s->end_run();
@@ -367,26 +369,14 @@ TEST(DeviceOpening, TheVerdictKeepsTheGroupsThatPaidForThemselves) {
   }
   // Only the first GPU opened in time to split (~10 ms saved a launch, 1 s
   // over 100 launches): the others are tried where that pays for them all.
-  auto one_group_run = [&](const SchedulerOptions& options, const std::vector<double>& openings) {
-    std::unique_ptr<Scheduler> s = closed_four(options);
-    s->set_opening_cost(openings[0]);
-    s->set_openings(openings);
-    s->set_app("./2mm --iters 100");
-    auto slice = [&](const Chunk& ch) { return 20e-3 * double(ch.group_count) / double(groups); };
-    for (int i = 0; i < 100; ++i) {
-      if (i == 10) s->set_ready({true, true, false, false});
-      launch_planned(*s, key, groups, slice, 20e-3 / 8);
-    }
-    s->end_run();
-  };
   {
     TempStore store;
-    one_group_run(store.options, {0.1, 0.2, 0.2});
+    first_run(store.options, {0.1, 0.2, 0.2}, {10});
     EXPECT_EQ(wanted_next(store.options), kAllGroups) << "1 s measured pays for 0.5 s of openings: try them all";
   }
   {
     TempStore store;
-    one_group_run(store.options, {0.1, 0.6, 0.6});
+    first_run(store.options, {0.1, 0.6, 0.6}, {10});
     EXPECT_EQ(wanted_next(store.options), 1u) << "1 s measured does not pay for 1.3 s: the group measured";
   }
 }
