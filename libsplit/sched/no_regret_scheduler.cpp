@@ -141,6 +141,17 @@ unsigned NoRegretScheduler::groups_needed(const KeyState& state, const LaunchTim
   return needed;
 }
 
+size_t NoRegretScheduler::opened_groups(size_t groups) const {
+  if (ready_.empty()) return groups;
+  size_t opened = 0;
+  for (unsigned d = 0; d < ready_.size(); ++d) {
+    if (!ready_[d]) continue;
+    const int group = d < group_of_device_.size() ? group_of_device_[d] : int(d) - 1;
+    opened = std::max(opened, size_t(group + 1));
+  }
+  return opened;
+}
+
 unsigned NoRegretScheduler::count_split_report(KeyState& state, const LaunchTimes& t) const {
   if (state.split_reports++ == 0) state.first_split_at = state.launches;
   const unsigned needed = groups_needed(state, t);
@@ -160,8 +171,7 @@ unsigned NoRegretScheduler::count_split_report(KeyState& state, const LaunchTime
 // splits are no promise for the rest (3mm). With k groups open a key gains
 // per launch what its best split within them gained (the devices of a run
 // join one at a time, so one run measures the splits over 1, 2, ... groups).
-std::vector<double> NoRegretScheduler::savings_by_groups(long* reports_seen, long* launches, bool* split,
-                                                      size_t* most_measured) const {
+std::vector<double> NoRegretScheduler::savings_by_groups(long* reports_seen, long* launches, bool* split) const {
   // Fewer split launches than this tell too little: the first one stages
   // the data (gemm's on 2 H100: the last of its 100 launches).
   constexpr long kSplitsToJudge = 4;
@@ -177,10 +187,8 @@ std::vector<double> NoRegretScheduler::savings_by_groups(long* reports_seen, lon
     const double split_launches = double(state->split_reports + state->unmeasured_splits) + before_first;
     double best = 0;
     for (size_t k = 0; k < size; ++k) {
-      if (k < state->reports_by_groups.size() && state->reports_by_groups[k] > 0) {
+      if (k < state->reports_by_groups.size() && state->reports_by_groups[k] > 0)
         best = std::max(best, state->gain_by_groups[k] / double(state->reports_by_groups[k]));
-        *most_measured = std::max(*most_measured, k);
-      }
       savings[k] += best * split_launches;
     }
   }
@@ -202,8 +210,7 @@ void NoRegretScheduler::end_run() {
   if (!warm_start_ || app_.empty() || wanted_.load(std::memory_order_relaxed) == 0) return;
   long reports_seen = 0, launches = 0;
   bool split = false;
-  size_t measured = 0;
-  const std::vector<double> savings = savings_by_groups(&reports_seen, &launches, &split, &measured);
+  const std::vector<double> savings = savings_by_groups(&reports_seen, &launches, &split);
   using Opening = WarmStartStore::Opening;
   // Devices that opened only as the run ended (gemm on 2 H200: its 325 ms
   // loop asked for the second GPU after 147 ms, which opened 122 ms later)
@@ -223,12 +230,14 @@ void NoRegretScheduler::end_run() {
     if (savings[std::min(k, savings.size() - 1)] > 0 && net >= 0 && net > best_net)
       best = k, best_net = net, best_cost = cost;
   }
-  // Groups that opened too late to split tell nothing against themselves:
-  // where what was measured pays for every group, the next run opens every
-  // one and its splits decide how many to keep. Not in a run kept to the
-  // groups an earlier verdict chose (it would undo that verdict every other run).
+  // Groups that never opened in this run (it ended first) tell nothing
+  // against themselves: where what was measured pays for every group, the
+  // next run opens every one and its splits decide how many to keep. Not in
+  // a run kept to the groups an earlier verdict chose (it would undo that
+  // verdict every other run). An open group no split took a share of (a
+  // slow CPU) is measured: not worth it.
   const double all_net = savings[std::min(groups, savings.size() - 1)] - cost;
-  if (measured < groups && app_groups_ == kAllGroups && savings.back() > 0 && all_net >= 0)
+  if (opened_groups(groups) < groups && app_groups_ == kAllGroups && savings.back() > 0 && all_net >= 0)
     best = groups, best_net = all_net, best_cost = cost;
   const bool paid = best_net >= 0;
   if (!paid) best_cost = cost;

@@ -193,10 +193,11 @@ class NoRegretScheduler final : public Scheduler {
   // it needed: reports_by_groups); returns those groups.
   unsigned count_split_report(KeyState& state, const LaunchTimes& t) const;
   // end_run: the saving the keys' splits would bring with the first k groups
-  // open from the start, for each k (0 for a k no split measured);
-  // *most_measured: the most groups a measured split needed.
-  std::vector<double> savings_by_groups(long* reports_seen, long* launches, bool* split,
-                                        size_t* most_measured) const;
+  // open from the start, for each k (0 for a k no split measured).
+  std::vector<double> savings_by_groups(long* reports_seen, long* launches, bool* split) const;
+  // How many of the `groups` opened in this run (the last one ready; every
+  // one where readiness was never told).
+  size_t opened_groups(size_t groups) const;
 
   std::vector<DeviceInfo> devices_;
   double explore_budget_;
