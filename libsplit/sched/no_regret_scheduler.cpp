@@ -131,24 +131,24 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
     want(kAllGroups);
 }
 
+int NoRegretScheduler::group_of(unsigned d, unsigned home) const {
+  if (d < group_of_device_.size()) return group_of_device_[d];
+  return d == home ? -1 : int(d > home ? d - 1 : d);
+}
+
 unsigned NoRegretScheduler::groups_needed(const KeyState& state, const LaunchTimes& t) const {
   unsigned needed = 0;
-  for (unsigned d = 0; d < t.groups.size(); ++d) {
-    if (t.groups[d] == 0 || d == state.home) continue;
-    const int group = d < group_of_device_.size() ? group_of_device_[d] : int(d > state.home ? d - 1 : d);
-    needed = std::max(needed, unsigned(group + 1));
-  }
+  for (unsigned d = 0; d < t.groups.size(); ++d)
+    if (t.groups[d] > 0) needed = std::max(needed, unsigned(group_of(d, state.home) + 1));
   return needed;
 }
 
+// Untold, device 0 counts as the app's (as in groups_needed of a key at home 0).
 size_t NoRegretScheduler::opened_groups(size_t groups) const {
   if (ready_.empty()) return groups;
   size_t opened = 0;
-  for (unsigned d = 0; d < ready_.size(); ++d) {
-    if (!ready_[d]) continue;
-    const int group = d < group_of_device_.size() ? group_of_device_[d] : int(d) - 1;
-    opened = std::max(opened, size_t(group + 1));
-  }
+  for (unsigned d = 0; d < ready_.size(); ++d)
+    if (ready_[d]) opened = std::max(opened, size_t(group_of(d, 0) + 1));
   return opened;
 }
 

@@ -189,6 +189,9 @@ class NoRegretScheduler final : public Scheduler {
   // How many groups of devices outside the app's context the split of `t`
   // needs open (0: it uses only devices opened with the app's).
   unsigned groups_needed(const KeyState& state, const LaunchTimes& t) const;
+  // The group device d opens with (-1: with the app's context), for a key
+  // at `home` where set_opening_groups told nothing.
+  int group_of(unsigned d, unsigned home) const;
   // Counts a split report (split_reports, first_split_at, and by the groups
   // it needed: reports_by_groups); returns those groups.
   unsigned count_split_report(KeyState& state, const LaunchTimes& t) const;

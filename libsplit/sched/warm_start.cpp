@@ -126,11 +126,10 @@ namespace {
 
 // The verdict lines of an app file, in Opening's order (unknown: no file).
 constexpr const char* kOpeningLines[] = {"", "opening paid", "opening lost", "opening untried"};
-
-}  // namespace
-
 // The paid line's tail when fewer than every group paid.
 constexpr const char* kPaidGroups = " for the first groups: ";
+
+}  // namespace
 
 WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app, unsigned* groups) const {
   if (groups) *groups = kAllGroups;
