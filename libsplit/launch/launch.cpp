@@ -316,6 +316,7 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
   cl_int err;
   if (std::optional<unsigned> whole = plan->whole_device()) {
     L.why_whole = "scheduler chose device " + std::to_string(*whole);
+    if (std::string why = plan->why_whole(); !why.empty()) L.why_whole += ": " + why;
     cl_int kerr = CL_SUCCESS;
     if (*whole != q->home && !devices_ready(k, {*whole})) {
       // Still opening, or its program still building (in the background).

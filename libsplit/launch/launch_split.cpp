@@ -555,6 +555,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   // The host's time in this split launch: its enqueue, or, where it must
   // wait for its sub-kernels (merge, reduction), start to merge.
   const cl_ulong host_start = now_ns();
+  const uint64_t opening_epoch = rt.opening_epoch.load(std::memory_order_acquire);
   Stores stores = store_uses(L, runs, used, ndev);
   bool slowed = false;
   std::unique_ptr<SplitOutcome> o = new_outcome(L, plan, used, ndev, &slowed);
@@ -585,6 +586,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
     complete_with_devices(stores, runs, used, profiled);
     o->runs = std::move(runs);
     o->host_seconds = (now_ns() - host_start) * 1e-9;
+    note_opening(*o, opening_epoch);
     defer_split_report(std::move(o));
     return CL_SUCCESS;
   }
@@ -592,6 +594,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   if (cl_int status = wait_for_devices(*o, used); status != CL_SUCCESS) return status;
   if (cl_int err = settle_written(L, stores, used, snapshots, *o)) return err;
   o->host_seconds = (now_ns() - host_start) * 1e-9;
+  note_opening(*o, opening_epoch);
   report_split(*o);
   return CL_SUCCESS;
 }

@@ -40,6 +40,19 @@ cl_ulong end_of(cl_event e) {
 
 }  // namespace
 
+bool opening_overlapped(uint64_t epoch_at_start) {
+  static uint64_t previous = 0;  // the epoch as the previous split launch ended
+  const uint64_t now = runtime().opening_epoch.load(std::memory_order_acquire);
+  const bool overlapped = beside_opening(previous, epoch_at_start, now);
+  previous = now;
+  return overlapped;
+}
+
+void note_opening(SplitOutcome& o, uint64_t epoch_at_start) {
+  o.during_opening = opening_overlapped(epoch_at_start);
+  if (o.during_opening) o.notes += " | beside an opening (host and idle time not judged)";
+}
+
 cl_int read_split_times(SplitOutcome& o) {
   Runtime& rt = runtime();
   cl_int failed = CL_SUCCESS;
@@ -74,7 +87,8 @@ cl_int read_split_times(SplitOutcome& o) {
   // A launch that moved data kept its devices idle for the moves, which are
   // priced as such (gemm's first split on 2 H100 staged 40 MB: taken for
   // host round trip, the split was judged lost): its idle time says nothing.
-  bool moved = o.gather_seconds > 20e-6;
+  // Nor does that of a launch beside an opening (the driver stalled the host).
+  bool moved = o.gather_seconds > 20e-6 || o.during_opening;
   for (unsigned d : o.used) moved = moved || o.moved[d].bytes_to_device > 0;
   if (moved)
     for (unsigned d : o.used) o.idle_before[d] = -1;
@@ -163,7 +177,7 @@ void report_split(SplitOutcome& o) {
   // launch on, where it recurs (nbody's all-gather of positions on 4 H100:
   // the split cost more than it gained). A first split launch gathers once
   // what owner computes then keeps (gemm: 88 MB), priced by the split gate.
-  charge_host_overhead(timings, o.host_seconds - (o.first_split ? o.gather_seconds : 0.0));
+  if (!o.during_opening) charge_host_overhead(timings, o.host_seconds - (o.first_split ? o.gather_seconds : 0.0));
   rt.scheduler->report(o.key, timings);
   log_and_trace(o);
 }

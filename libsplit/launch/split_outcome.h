@@ -51,10 +51,25 @@ struct SplitOutcome {
   // enqueue, wait and merge (synchronous).
   double host_seconds = 0;
   bool first_split = false;  // the first split launch of its shape
+  // A device outside the app's context was opening while it ran, or since
+  // the launch before (opening_overlapped): its host time and its devices'
+  // idle time say how the driver stalled, not what the split costs.
+  bool during_opening = false;
   SplitRecord record;
   std::string notes;  // " | merged" ..., for the log line
   uint64_t racy = 0;
 };
+
+// Whether a background opening ran at any time from the end of the previous
+// split launch to the end of this one, from Runtime::opening_epoch (odd
+// while a slot opens) read then, as this launch started and as it ended.
+inline bool beside_opening(uint64_t previous_end, uint64_t start, uint64_t end) {
+  return (start & 1) || end != start || start != previous_end;
+}
+// The same with the epoch read now; launch thread only.
+bool opening_overlapped(uint64_t epoch_at_start);
+// Sets outcome.during_opening from it, with a note for the log line.
+void note_opening(SplitOutcome& outcome, uint64_t epoch_at_start);
 
 // Reads the kernel and write times from the outcome's native events
 // (complete), releases them, adds the trace's timeline spans. Once: the

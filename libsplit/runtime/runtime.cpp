@@ -346,7 +346,10 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
         rt.open_cv.wait(lock, [&rt, needed] { return rt.closing.load() || rt.devices_wanted.load() >= needed; });
       }
       const cl_ulong t = now_ns();
-      if (!rt.closing && open_slot(s) == CL_SUCCESS) {
+      rt.opening_epoch.fetch_add(1);
+      const cl_int opened = rt.closing ? CL_INVALID_CONTEXT : open_slot(s);
+      rt.opening_epoch.fetch_add(1);
+      if (opened == CL_SUCCESS) {
         rt.slot_opened[s].store(true, std::memory_order_release);
         openings[i] = (now_ns() - t) * 1e-9;
         rt.scheduler->set_openings(openings);

@@ -109,6 +109,10 @@ struct Runtime {
   // first n slots, sched::kAllGroups all, as Scheduler::devices_wanted says
   // before each launch that could split.
   std::atomic<unsigned> devices_wanted{0};
+  // Odd while the background thread opens a slot. On 4 H100 an opening
+  // stalls the app's driver calls: a split launch near one was judged by
+  // that stall and given up (split_outcome.cpp: opening_overlapped).
+  std::atomic<uint64_t> opening_epoch{0};
   void want_devices(unsigned level);
   // The devices the scheduler was told it may use (Scheduler::set_ready,
   // launch.cpp): each once open (a GPU: once the launch's program is built

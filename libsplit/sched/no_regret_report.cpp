@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "rounding.h"
@@ -271,7 +272,11 @@ bool NoRegretScheduler::split_lost(const LaunchKey& key, KeyState& state, double
                         makespan * (1 + P::kSplitMargin) > std::min(whole_seconds, whole_before);
   state.trusted_split = false;
   if (unproven || makespan > (1 + band) * whole_seconds) {
-    block_split(state);
+    const double against = unproven ? std::min(whole_seconds, whole_before) : whole_seconds;
+    char why[160];
+    snprintf(why, sizeof why, "its split %s: %.3f ms against %.3f ms whole", unproven ? "showed no gain" : "lost",
+             makespan * 1e3, against * 1e3);
+    block_split(state, why);
     state.whole_device = whole_device;
     if (warm_start_) maybe_save(key, state, 0);
     return true;

@@ -298,6 +298,7 @@ void NoRegretScheduler::sync_ready(KeyState& state) {
   // that lost stays given up: more twins would not win it back.
   state.regrown = joined && state.split && !lost;
   state.fallback_groups = state.regrown ? state.next_groups : std::vector<uint64_t>{};
+  if (lost) state.stopped_why = "a device of its split was not ready";
   if (lost || state.regrown) {
     state.split = false;
     state.twins_tried = false;
@@ -365,12 +366,22 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
     }
   }
   if (!whole && probes.empty()) sample_settled_split(state, *plan, groups, launch);
+  if (whole && !state.stopped_why.empty()) plan->set_why_whole(why_whole(state, launch));
   if (!probes.empty())
     plan->set_probe_staging_room(
         std::max(P::kMinStagingRoom, allowed_budget(state) - state.spent));
   plan->set_probes(std::move(probes));
   plan->set_budget_spent(budget_spent);
   return plan;
+}
+
+std::string NoRegretScheduler::why_whole(const KeyState& state, long launch) const {
+  std::string why = state.stopped_why;
+  if (launch < state.split_blocked_until)
+    why += "; no split before its launch " + std::to_string(state.split_blocked_until + 1);
+  else if (explore_budget_ > 0 && state.spent + std::max(0.0, state.split_regret) >= allowed_budget(state))
+    why += "; its splits' net loss spent the exploration budget";
+  return why;
 }
 
 // Reading a split's times costs the app's thread driver calls per
@@ -463,9 +474,10 @@ std::unique_ptr<StaticPlan> NoRegretScheduler::plan_for_mode(KeyState& state, ui
   return plan;
 }
 
-void NoRegretScheduler::block_split(KeyState& state) {
+void NoRegretScheduler::block_split(KeyState& state, std::string why) {
   state.split = false;
   state.split_stopped = true;
+  state.stopped_why = std::move(why);
   state.trusted_split = false;
   state.split_failures = std::min(state.split_failures + 1, 6u);
   state.split_blocked_until = state.launches + std::min<long>(long(1) << state.split_failures, P::kBlockMax);
@@ -475,7 +487,7 @@ void NoRegretScheduler::split_declined(const LaunchKey& key) {
   std::lock_guard lock(mutex_);
   KeyState& state = state_for(key, 0);
   split_declined_ = true;
-  block_split(state);
+  block_split(state, "the runtime declined its split (data movement beyond what it would pay back)");
   state.whole_device = state.home;
   // Twins are tried again after the block: the allowance grows with the
   // launches the key has run.

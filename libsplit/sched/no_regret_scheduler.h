@@ -175,7 +175,9 @@ class NoRegretScheduler final : public Scheduler {
   // A new split's balancing starts afresh: the solver, its devices, the
   // cliff guard.
   void restart_balancing(KeyState& state);
-  void block_split(KeyState& state);
+  void block_split(KeyState& state, std::string why);
+  // The launch log's reason for a whole plan after a split stopped.
+  std::string why_whole(const KeyState& state, long launch) const;
   void maybe_save(const LaunchKey& key, KeyState& state, double imbalance);
   // Ski rental on opening devices: a launch of a key not known to stay
   // whole adds its home time; the first other device is wanted once that

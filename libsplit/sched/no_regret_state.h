@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "cliff_guard.h"
@@ -56,6 +57,7 @@ struct NoRegretScheduler::KeyState {
   double split_gain = 0;
   long first_split_at = -1;  // plans handed out before the first split report
   bool split_stopped = false;  // a split lost or was refused in this run (block_split)
+  std::string stopped_why;     // ... and why, for the launch log (LaunchPlan::why_whole)
   long unmeasured_splits = 0;  // split launches planned without a report (settled)
   // The same by how many groups of devices outside the app's context the
   // split needed open (groups_needed): which openings paid.

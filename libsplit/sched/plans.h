@@ -28,8 +28,11 @@ class StaticPlan final : public LaunchPlan {
   void set_wants_report(bool wanted) { wants_report_ = wanted; }
   double staging_allowance() const override { return staging_allowance_; }
   void set_staging_allowance(double seconds) { staging_allowance_ = seconds; }
+  std::string why_whole() const override { return why_whole_; }
+  void set_why_whole(std::string why) { why_whole_ = std::move(why); }
 
  private:
+  std::string why_whole_;
   double staging_allowance_ = INFINITY;
   std::vector<Chunk> probes_;
   bool budget_spent_ = false;

@@ -124,6 +124,9 @@ class LaunchPlan {
   // bytes): the runtime runs a split whose staging it estimates above this
   // whole on the home device instead and calls Scheduler::split_declined.
   virtual double staging_allowance() const { return INFINITY; }
+  // Why a plan that could split runs whole, when the scheduler gave a split
+  // up in this run ("" otherwise): for LIBSPLIT_LOG's launch line.
+  virtual std::string why_whole() const { return {}; }
 };
 
 class Scheduler {

@@ -338,7 +338,9 @@ TEST(NoRegret, FirstSplitStagingCountsOnlyWhereTheSplitCannotPayItBack) {
 // launch (nbody on 2 H200: the groups run in one wave either way) goes back
 // to whole after its first launch, and is not retried while whole is known.
 TEST(NoRegret, TrustedTwinSplitWithoutGainGoesBackToWhole) {
-  std::vector<bool> split_at = run_twins(512, 20, [](Scheduler&, TwinLaunch& l) {
+  std::vector<std::string> why;  // LaunchPlan::why_whole, launch by launch
+  std::vector<bool> split_at = run_twins(512, 20, [&](Scheduler&, TwinLaunch& l) {
+    why.push_back(l.plan.why_whole());
     std::vector<ChunkTiming> timings;
     for (const Chunk& ch : l.chunks) timings.push_back({ch, l.split() ? 3.58e-3 : 3.53e-3, 1e-6});
     return timings;
@@ -346,6 +348,11 @@ TEST(NoRegret, TrustedTwinSplitWithoutGainGoesBackToWhole) {
   EXPECT_TRUE(split_at[1]) << "twins are tried";
   EXPECT_FALSE(split_at[2]);
   EXPECT_EQ(std::count(split_at.begin(), split_at.end(), true), 1);
+  // The launch log says why the later launches run whole.
+  EXPECT_EQ(why[0], "") << "whole before any split: nothing given up";
+  for (int i = 2; i < 20; ++i)
+    EXPECT_EQ(why[i].rfind("its split showed no gain: 3.581 ms against 3.530 ms whole", 0), 0u) << i << ": " << why[i];
+  EXPECT_NE(why[2].find("; no split before its launch"), std::string::npos) << why[2];
 }
 
 // The same on a node of 4 twins and a CPU (nbody on 4 H100 + a Xeon split
@@ -446,10 +453,13 @@ TEST(NoRegret, ASplitGrowsOverAJoiningDeviceAndFallsBackToItsOldSplitIfThatLoses
 TEST(NoRegret, DeclinedTwinSplitIsRetriedWithAGrowingAllowance) {
   const uint64_t groups = 256;
   std::vector<double> allowances;  // of the split plans, in order
+  std::vector<std::string> why;     // LaunchPlan::why_whole, launch by launch
   std::vector<bool> split_at = run_twins(groups, 24, [&](Scheduler& s, TwinLaunch& l) {
+    why.push_back(l.plan.why_whole());
     if (l.split()) {
       allowances.push_back(l.plan.staging_allowance());
       s.split_declined(l.key);  // the runtime runs it whole on home
+
       return std::vector<ChunkTiming>{{Chunk{0, 0, groups}, 0.15e-3, 0}};
     }
     return std::vector<ChunkTiming>{{l.chunks[0], 0.15e-3, 0}};
@@ -457,6 +467,7 @@ TEST(NoRegret, DeclinedTwinSplitIsRetriedWithAGrowingAllowance) {
   EXPECT_FALSE(split_at[0]);
   EXPECT_TRUE(split_at[1]);
   EXPECT_FALSE(split_at[2]) << "blocked after the decline";
+  EXPECT_EQ(why[2].rfind("the runtime declined its split", 0), 0u) << why[2];
   ASSERT_GE(allowances.size(), 3u);
   for (size_t i = 1; i < allowances.size(); ++i) EXPECT_GE(allowances[i], allowances[i - 1]);
   EXPECT_GT(allowances.back(), 2 * allowances.front());
