@@ -298,7 +298,7 @@ void NoRegretScheduler::sync_ready(KeyState& state) {
   // that lost stays given up: more twins would not win it back.
   state.regrown = joined && state.split && !lost;
   state.fallback_groups = state.regrown ? state.next_groups : std::vector<uint64_t>{};
-  if (lost) state.stopped_why = "a device of its split was not ready";
+  if (lost) state.stopped_why = "a device of its split is not ready (opening, or its program building)";
   if (lost || state.regrown) {
     state.split = false;
     state.twins_tried = false;
@@ -324,6 +324,7 @@ void NoRegretScheduler::finish_split_plan(KeyState& state, std::vector<uint64_t>
     if (used == 0) groups[state.home] = numgroups;
   } else {
     state.split = true;
+    state.stopped_why.clear();
   }
   state.next_groups = std::move(groups);
 }
@@ -379,7 +380,7 @@ std::string NoRegretScheduler::why_whole(const KeyState& state, long launch) con
   std::string why = state.stopped_why;
   if (launch < state.split_blocked_until)
     why += "; no split before its launch " + std::to_string(state.split_blocked_until + 1);
-  else if (explore_budget_ > 0 && state.spent + std::max(0.0, state.split_regret) >= allowed_budget(state))
+  else if (explore_budget_ > 0 && state.split_regret > 0 && state.spent + state.split_regret >= allowed_budget(state))
     why += "; its splits' net loss spent the exploration budget";
   return why;
 }
