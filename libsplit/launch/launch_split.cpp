@@ -367,7 +367,7 @@ std::unique_ptr<SplitOutcome> new_outcome(const Launch& L, sched::LaunchPlan& pl
   o->write_begin.assign(ndev, nullptr), o->write_end.assign(ndev, nullptr);
   o->moved.resize(ndev), o->gather_seconds_per_device.assign(ndev, 0), o->predicted.assign(ndev, 0);
   o->slowdown.assign(ndev, 1), o->transfer_seconds.assign(ndev, 0), o->read_back.assign(ndev, 0);
-  o->idle_before.assign(ndev, -1);
+  o->write_span.assign(ndev, {0, 0}), o->idle_before.assign(ndev, -1);
   *slowed = false;
   for (unsigned d : used) {
     o->predicted[d] = plan.predicted_seconds(d);
@@ -585,16 +585,14 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   if (async) {
     complete_with_devices(stores, runs, used, profiled);
     o->runs = std::move(runs);
-    o->host_seconds = (now_ns() - host_start) * 1e-9;
-    note_opening(*o, opening_epoch);
+    end_host_time(*o, host_start, opening_epoch);
     defer_split_report(std::move(o));
     return CL_SUCCESS;
   }
   o->runs = std::move(runs);
   if (cl_int status = wait_for_devices(*o, used); status != CL_SUCCESS) return status;
   if (cl_int err = settle_written(L, stores, used, snapshots, *o)) return err;
-  o->host_seconds = (now_ns() - host_start) * 1e-9;
-  note_opening(*o, opening_epoch);
+  end_host_time(*o, host_start, opening_epoch);
   report_split(*o);
   return CL_SUCCESS;
 }

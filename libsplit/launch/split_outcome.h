@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace libsplit {
@@ -42,6 +43,7 @@ struct SplitOutcome {
   std::vector<unsigned> used;
   std::vector<std::vector<ChunkRun>> runs;
   std::vector<cl_event> write_begin, write_end;  // markers around its writes (null: none)
+  std::vector<std::pair<cl_ulong, cl_ulong>> write_span;  // their end times, once read
   std::vector<TransferStats> moved;
   std::vector<double> gather_seconds_per_device, predicted, slowdown, transfer_seconds;
   std::vector<double> idle_before;  // per device: DeviceIdle::ran (-1: unknown)
@@ -51,6 +53,7 @@ struct SplitOutcome {
   // enqueue, wait and merge (synchronous).
   double host_seconds = 0;
   bool first_split = false;  // the first split launch of its shape
+  bool placed = false;       // read_split_times placed its times (idle, trace): once
   // A device outside the app's context was opening while it ran, or since
   // the launch before (opening_overlapped): its host time and its devices'
   // idle time say how the driver stalled, not what the split costs.
@@ -68,20 +71,27 @@ inline bool beside_opening(uint64_t previous_end, uint64_t start, uint64_t end) 
 }
 // The same with the epoch read now; launch thread only.
 bool opening_overlapped(uint64_t epoch_at_start);
-// Sets outcome.during_opening from it, with a note for the log line.
-void note_opening(SplitOutcome& outcome, uint64_t epoch_at_start);
+// Sets the outcome's host_seconds (from `host_start`, now_ns) and
+// during_opening (with a note for the log line).
+void end_host_time(SplitOutcome& outcome, cl_ulong host_start, uint64_t epoch_at_start);
 
 // Reads the kernel and write times from the outcome's native events
-// (complete), releases them, adds the trace's timeline spans. Once: the
+// (complete) and releases them: driver calls only, on any thread. Once: the
 // status of a sub-kernel that failed, else CL_SUCCESS.
+cl_int read_event_times(SplitOutcome& outcome);
+// The same if not done yet, then (once, launch thread) each device's idle
+// time before the launch and the trace's timeline spans.
 cl_int read_split_times(SplitOutcome& outcome);
 // Reads the times if not done yet and reports the outcome.
 void report_split(SplitOutcome& outcome);
 
-// Keeps an asynchronous split's outcome until its events complete.
+// Keeps an asynchronous split's outcome until its events complete; a thread
+// of libsplit's reads their times meanwhile (split_outcome.cpp: Reader).
 void defer_split_report(std::unique_ptr<SplitOutcome> outcome);
-// Reports, in launch order, the deferred outcomes whose events completed;
+// Reports, in launch order, the deferred outcomes whose times were read;
 // with `wait`, waits for all of them first (the app's end).
 void harvest_split_reports(bool wait);
+// Stops the thread that reads them (the app's end, after the last harvest).
+void stop_reading_deferred();
 
 }  // namespace libsplit

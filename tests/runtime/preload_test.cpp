@@ -702,6 +702,29 @@ TEST(Preload, SplitLaunchesReturnBeforeTheirSubKernelsEnd) {
   EXPECT_NE(sync.err.find("second launch complete when its enqueue returned: 1"), std::string::npos) << sync.err;
 }
 
+// An app that enqueues far more split launches than libsplit keeps unread
+// (64: a thread of its own reads their times, split_outcome.cpp) before it
+// waits once: the launches past the bound wait for the oldest to be read,
+// none is lost, the output is native.
+TEST(Preload, ManyLaunchesEnqueuedWithoutAWaitGiveTheNativeOutput) {
+  // Two pthread devices: PoCL's basic device runs a kernel inside its
+  // enqueue, and no launch would be left waiting.
+  const std::string devices = "pthread pthread";
+  Env native_env = base_env(devices);
+  native_env["RT_APP_ROUNDS"] = "300";
+  native_env["RT_APP_LAUNCHES"] = "200";
+  native_env["RT_APP_WRITE_ONCE"] = "1";
+  auto native = run_child({RT_APP, "async"}, native_env, 60);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  Env env = shim_env(devices, true);
+  for (const char* key : {"RT_APP_ROUNDS", "RT_APP_LAUNCHES", "RT_APP_WRITE_ONCE"}) env[key] = native_env[key];
+  env["LIBSPLIT_LOG"] = "1";
+  auto r = run_child({RT_APP, "async"}, env, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 3000);
+  EXPECT_EQ(r.out, native.out) << r.err.substr(0, 3000);
+  EXPECT_NE(r.err.find("launch 200 spin dim 0 groups 256 split over 2"), std::string::npos) << r.err.substr(0, 3000);
+}
+
 // USE_HOST_PTR memory the app reads straight after a wait, as it may on a
 // device that shares host memory (Rodinia's pathfinder prints its results
 // that way): under the shim, whole and split, it holds what it holds natively.

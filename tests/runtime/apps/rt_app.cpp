@@ -5,6 +5,7 @@
 #include <CL/cl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -776,7 +777,11 @@ __kernel void spin(__global const uint* in, __global uint* out, uint rounds) {
 )";
 
 int async(Cl& cl) {
-  const int n = 1 << 14, launches = 4;
+  // RT_APP_LAUNCHES: how many (more than libsplit keeps unread: its reader's
+  // bound); RT_APP_WRITE_ONCE: the input written before the first only (no
+  // write between launches to wait for the ones before).
+  const int n = 1 << 14, launches = getenv("RT_APP_LAUNCHES") ? std::max(2, atoi(getenv("RT_APP_LAUNCHES"))) : 4;
+  const bool write_once = getenv("RT_APP_WRITE_ONCE") != nullptr;
   cl_program p = cl.build(kHash);
   cl_kernel k = cl.kernel(p, "spin");
   cl_mem in = cl.buffer(CL_MEM_READ_ONLY, n * 4);
@@ -789,7 +794,8 @@ int async(Cl& cl) {
   for (int l = 0; l < launches; ++l) {
     for (int i = 0; i < n; ++i) host[l][i] = cl_uint(i * 2654435761u) ^ cl_uint(l * 97);
     outs.push_back(cl.buffer(CL_MEM_WRITE_ONLY, n * 4));
-    CHECK(clEnqueueWriteBuffer(cl.q, in, CL_FALSE, 0, n * 4, host[l].data(), 0, nullptr, nullptr));
+    if (l == 0 || !write_once)
+      CHECK(clEnqueueWriteBuffer(cl.q, in, CL_FALSE, 0, n * 4, host[l].data(), 0, nullptr, nullptr));
     CHECK(clSetKernelArg(k, 0, sizeof in, &in));
     CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &outs[l]));
     CHECK(clSetKernelArg(k, 2, sizeof rounds, &rounds));
