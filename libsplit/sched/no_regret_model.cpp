@@ -33,6 +33,8 @@ std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
                                                           uint64_t numgroups) const {
   const DeviceState& home = state.devices[state.home];
   std::pair<unsigned, double> best{state.home, home.whole(numgroups)};
+  // Another device would move the same data in: against it, home's kernel alone.
+  const double home_kernel = home.whole_seconds > 0 ? best.second - home.whole_moved : best.second;
   for (unsigned d = 0; d < state.devices.size(); ++d) {
     const DeviceState& device = state.devices[d];
     // Whole elsewhere only on a measurement of the whole launch there (a
@@ -47,7 +49,7 @@ std::pair<unsigned, double> NoRegretScheduler::best_whole(const KeyState& state,
     // then chose different twins and sent 16 MB each way at every launch).
     if (device.twin) continue;
     double upper = device.whole_seconds * device.kernel.upper_factor(P::kSigmas);
-    if (upper * (1 + P::kWholeMargin) < best.second) best = {d, device.whole_seconds};
+    if (upper * (1 + P::kWholeMargin) < std::min(best.second, home_kernel)) best = {d, device.whole_seconds};
   }
   return best;
 }

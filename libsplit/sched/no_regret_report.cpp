@@ -129,7 +129,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   state.total_makespan += makespan;
 
   if (used == 1) {
-    report_whole(key, state, only, numgroups, t.kernel[only], t.idle[only]);
+    report_whole(key, state, only, numgroups, t.kernel[only], t.transfer[only], t.idle[only]);
     return;
   }
   const double judged = makespan + added_idle(t, state.whole_idle);
@@ -214,16 +214,27 @@ bool NoRegretScheduler::stale_after_growth(const KeyState& state, const LaunchTi
   return used > 1 && differs;
 }
 
+// A whole launch costs what it moves in as well, where that recurs: 2mm
+// over 4 GPUs + CPU, once mm_ab split and mm_tc ran whole, each whole mm_tc
+// first fetched the half of its input the other GPU had just written (3.1
+// ms kernel + 2.0 ms); judged by its kernel alone, whole looked the cheaper
+// and mm_tc never split again. A move seen once (the gather after a split
+// ended) does not count: the lesser of the last two launches' moves.
 void NoRegretScheduler::report_whole(const LaunchKey& key, KeyState& state, unsigned device_index,
-                                     uint64_t numgroups, double kernel_seconds, double idle_before) {
+                                     uint64_t numgroups, double kernel_seconds, double transfer_seconds,
+                                     double idle_before) {
   if (device_index == state.home && idle_before >= 0)
     state.whole_idle = state.whole_idle < 0 ? idle_before : 0.5 * (state.whole_idle + idle_before);
   DeviceState& device = state.devices[device_index];
   device.kernel.add(numgroups, kernel_seconds);
+  const double recurring = std::min(transfer_seconds, device.last_whole_transfer);
+  device.last_whole_transfer = transfer_seconds;
+  const double seconds = kernel_seconds + std::max(0.0, recurring);
   constexpr double kSmoothing = 0.5;
-  device.whole_seconds = device.whole_seconds > 0 && !device.kernel.jumped()
-                             ? (1 - kSmoothing) * device.whole_seconds + kSmoothing * kernel_seconds
-                             : kernel_seconds;
+  const bool smooth = device.whole_seconds > 0 && !device.kernel.jumped();
+  device.whole_seconds = smooth ? (1 - kSmoothing) * device.whole_seconds + kSmoothing * seconds : seconds;
+  device.whole_moved = smooth ? (1 - kSmoothing) * device.whole_moved + kSmoothing * std::max(0.0, recurring)
+                              : std::max(0.0, recurring);
   // Home got slower or faster: re-check the others sooner.
   if (device_index == state.home && device.kernel.jumped()) reset_probe_backoff(state);
   if (warm_start_) maybe_save(key, state, 0);

@@ -157,7 +157,7 @@ class NoRegretScheduler final : public Scheduler {
   // beyond home's before whole launches (whole_idle < 0: unknown, none).
   static double added_idle(const LaunchTimes& t, double whole_idle);
   void report_whole(const LaunchKey& key, KeyState& state, unsigned device_index, uint64_t numgroups,
-                    double kernel_seconds, double idle_before);
+                    double kernel_seconds, double transfer_seconds, double idle_before);
   // Adds the split's samples to the devices' fits, telling load steps
   // (jumps) from noise; returns the noise band of this launch.
   double track_load_steps(KeyState& state, const LaunchTimes& t, uint64_t numgroups);

@@ -38,6 +38,8 @@ struct NoRegretScheduler::DeviceState {
   // Measured whole-launch seconds (smoothed; 0 = none, or stale after a
   // jump of the device's times): what a split competes against.
   double whole_seconds = 0;
+  double last_whole_transfer = 0;  // moved in for the latest whole launch here (seconds)
+  double whole_moved = 0;          // the part of whole_seconds that is recurring moves
   // The cost model's prediction for a whole launch, the measurement when there is one.
   double whole(uint64_t numgroups) const {
     return whole_seconds > 0 ? whole_seconds : kernel.predict(numgroups);

@@ -355,6 +355,29 @@ TEST(NoRegret, TrustedTwinSplitWithoutGainGoesBackToWhole) {
   EXPECT_NE(why[2].find("; no split before its launch"), std::string::npos) << why[2];
 }
 
+// A split given up once (here a one-off move at its fourth launch) comes
+// back where each whole launch keeps moving data in: 2mm over 4 GPUs + CPU,
+// mm_tc went whole while mm_ab stayed split, and every whole mm_tc first
+// fetched the half of its input the other GPU had written (3.1 ms kernel +
+// 2.0 ms). Judged by its kernel alone, whole looked cheaper than the split
+// that had lost, and mm_tc never split again.
+TEST(NoRegret, ASplitComesBackWhereWholeLaunchesKeepMovingData) {
+  std::vector<bool> split_at = run_twins(128, 40, [](Scheduler&, TwinLaunch& l) {
+    std::vector<ChunkTiming> timings;
+    if (!l.split()) {
+      timings.push_back({l.chunks[0], 3.15e-3, 2.0e-3});  // whole: the other half comes back first
+      return timings;
+    }
+    for (const Chunk& ch : l.chunks)
+      timings.push_back({ch, 1.6e-3, l.index == 3 && ch.device == 0 ? 2.5e-3 : 0.0});
+    return timings;
+  });
+  ASSERT_TRUE(split_at[1] && split_at[2] && split_at[3]) << "twins split from the second launch";
+  EXPECT_FALSE(split_at[4]) << "the fourth split lost to whole (the one-off move)";
+  const long later = std::count(split_at.begin() + 20, split_at.end(), true);
+  EXPECT_EQ(later, 20) << "split again, and kept, well before the last 20 launches";
+}
+
 // The same on a node of 4 twins and a CPU (nbody on 4 H100 + a Xeon split
 // 21 of 30 launches 25/25/25/25, 1.21x slower: a quarter of its 512 groups
 // takes as long as all of them, one wave either way). Probes of any size
