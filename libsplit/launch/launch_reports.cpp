@@ -110,12 +110,8 @@ void report_pending_launches() {
   // a libsplit call keeps the lock: its last reports are then only lost
   // measurements, never a hang at exit.
   std::unique_lock exec(rt->exec_mutex, std::try_to_lock);
-  if (!exec.owns_lock()) {
-    stop_reading_deferred();  // no driver call of ours while the process ends
-    return;
-  }
+  if (!exec.owns_lock()) return;
   harvest_split_reports(/*wait=*/true);
-  stop_reading_deferred();
   deliver_reports();
   rt->scheduler->end_run();
 }

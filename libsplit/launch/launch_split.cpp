@@ -367,7 +367,7 @@ std::unique_ptr<SplitOutcome> new_outcome(const Launch& L, sched::LaunchPlan& pl
   o->write_begin.assign(ndev, nullptr), o->write_end.assign(ndev, nullptr);
   o->moved.resize(ndev), o->gather_seconds_per_device.assign(ndev, 0), o->predicted.assign(ndev, 0);
   o->slowdown.assign(ndev, 1), o->transfer_seconds.assign(ndev, 0), o->read_back.assign(ndev, 0);
-  o->write_span.assign(ndev, {0, 0}), o->idle_before.assign(ndev, -1);
+  o->idle_before.assign(ndev, -1);
   *slowed = false;
   for (unsigned d : used) {
     o->predicted[d] = plan.predicted_seconds(d);

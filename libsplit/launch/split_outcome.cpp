@@ -6,15 +6,10 @@
 #include "real_api.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 namespace libsplit {
 
@@ -59,14 +54,14 @@ void end_host_time(SplitOutcome& o, cl_ulong host_start, uint64_t epoch_at_start
   if (o.during_opening) o.notes += " | beside an opening (host and idle time not judged)";
 }
 
-cl_int read_event_times(SplitOutcome& o) {
+cl_int read_split_times(SplitOutcome& o) {
+  Runtime& rt = runtime();
   cl_int failed = CL_SUCCESS;
   for (unsigned d : o.used) {
     if (!o.write_begin[d] && !o.runs[d].front().event) continue;  // read before
     const cl_ulong w0 = end_of(o.write_begin[d]), w1 = end_of(o.write_end[d]);
     for (cl_event* e : {&o.write_begin[d], &o.write_end[d]})
       if (*e) real().clReleaseEvent(*e), *e = nullptr;
-    o.write_span[d] = {w0, w1};
     o.transfer_seconds[d] = w1 > w0 ? (w1 - w0) * 1e-9 : 0;
     for (ChunkRun& r : o.runs[d]) {
       if (!r.event) continue;
@@ -84,21 +79,10 @@ cl_int read_event_times(SplitOutcome& o) {
       real().clReleaseEvent(r.event);
       r.event = nullptr;
     }
-  }
-  return failed;
-}
-
-cl_int read_split_times(SplitOutcome& o) {
-  const cl_int failed = read_event_times(o);
-  if (o.placed) return failed;
-  o.placed = true;
-  Runtime& rt = runtime();
-  for (unsigned d : o.used) {
     o.idle_before[d] = device_idle().ran(d, o.id, o.runs[d].front().start, o.runs[d].back().end);
     if (!rt.tracer->enabled()) continue;
     for (const ChunkRun& r : o.runs[d])
       if (r.end > r.start) rt.tracer->span(o.kernel, "kernel", d, device_to_host_ns(d, r.start), device_to_host_ns(d, r.end));
-    const auto [w0, w1] = o.write_span[d];
     if (w1 > w0) rt.tracer->span("transfer " + o.kernel, "transfer", d, device_to_host_ns(d, w0), device_to_host_ns(d, w1));
   }
   // A launch that moved data kept its devices idle for the moves, which are
@@ -161,66 +145,15 @@ void wait_for(const SplitOutcome& o) {
     if (cl_event last = o.runs[d].back().event) wait_device_event(last);
 }
 
+// Deferred outcomes, oldest first.
+std::deque<std::unique_ptr<SplitOutcome>>& deferred() {
+  static auto* q = new std::deque<std::unique_ptr<SplitOutcome>>;  // used at exit
+  return *q;
+}
+
 // An app that enqueues without ever waiting keeps at most this many
-// outcomes (and their events) alive: beyond, the launch thread waits.
+// outcomes (and their events) alive: beyond, the oldest is waited for.
 constexpr size_t kMaxDeferred = 64;
-
-// The times of deferred outcomes are read on a thread of their own: reading
-// them cost the app's thread 17 us of driver calls per split launch over 4
-// H100 (each sub-kernel's status, start, end and release), a third of what
-// a split launch cost it beyond its sub-kernels' enqueues. The thread polls
-// the oldest outcome's events, from 20 us apart up to 1 ms, reads and
-// releases them, and queues the outcome for the launch thread, which hands
-// the times to the scheduler in launch order (harvest_split_reports).
-struct Reader {
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<std::unique_ptr<SplitOutcome>> waiting, read;  // oldest first
-  bool reading = false;  // the thread holds the outcome after `waiting`'s
-  bool started = false;
-  std::atomic<bool> any_read{false}, stopping{false};
-  std::thread thread;
-};
-
-Reader& reader() {
-  static auto* r = new Reader;  // used at exit
-  return *r;
-}
-
-// Polls until the outcome's events completed; false when the reader stops first.
-bool poll_until_complete(SplitOutcome& o, const Reader& r) {
-  auto pause = std::chrono::microseconds(20);
-  while (!completed(o)) {
-    if (r.stopping.load(std::memory_order_relaxed)) return false;
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(1000));
-  }
-  return true;
-}
-
-void read_deferred() {
-  Reader& r = reader();
-  std::unique_lock lock(r.mutex);
-  for (;;) {
-    r.changed.wait(lock, [&r] { return r.stopping || !r.waiting.empty(); });
-    if (r.stopping) return;
-    std::unique_ptr<SplitOutcome> o = std::move(r.waiting.front());
-    r.waiting.pop_front();
-    r.reading = true;
-    lock.unlock();
-    const bool complete = poll_until_complete(*o, r);
-    if (complete) read_event_times(*o);
-    lock.lock();
-    r.reading = false;
-    if (complete) {
-      r.read.push_back(std::move(o));
-      r.any_read.store(true, std::memory_order_release);
-    } else {
-      r.waiting.push_front(std::move(o));  // the launch thread reads it
-    }
-    r.changed.notify_all();
-  }
-}
 
 }  // namespace
 
@@ -251,48 +184,23 @@ void report_split(SplitOutcome& o) {
 }
 
 void defer_split_report(std::unique_ptr<SplitOutcome> outcome) {
-  Reader& r = reader();
-  std::unique_lock lock(r.mutex);
-  if (!r.started) {
-    r.started = true;
-    r.thread = std::thread(read_deferred);
+  auto& q = deferred();
+  q.push_back(std::move(outcome));
+  if (q.size() > kMaxDeferred) {
+    wait_for(*q.front());
+    report_split(*q.front());
+    q.pop_front();
   }
-  r.waiting.push_back(std::move(outcome));
-  r.changed.notify_all();
-  // Outcomes read hold no event: only those still waiting count.
-  r.changed.wait(lock, [&r] { return r.waiting.size() + (r.reading ? 1 : 0) <= kMaxDeferred || r.stopping; });
 }
 
 void harvest_split_reports(bool wait) {
-  Reader& r = reader();
-  if (!wait && !r.any_read.load(std::memory_order_acquire)) return;
-  std::deque<std::unique_ptr<SplitOutcome>> due;
-  {
-    std::unique_lock lock(r.mutex);
-    if (wait) r.changed.wait(lock, [&r] { return (r.waiting.empty() && !r.reading) || r.stopping; });
-    due.swap(r.read);
-    r.any_read.store(false, std::memory_order_relaxed);
-    if (r.stopping && !r.reading) {  // left by the stopped reader: read here
-      for (auto& o : r.waiting) due.push_back(std::move(o));
-      r.waiting.clear();
-    }
-    r.changed.notify_all();
+  auto& q = deferred();
+  while (!q.empty()) {
+    if (wait) wait_for(*q.front());
+    else if (!completed(*q.front())) return;
+    report_split(*q.front());
+    q.pop_front();
   }
-  for (auto& o : due) {
-    wait_for(*o);
-    report_split(*o);
-  }
-}
-
-void stop_reading_deferred() {
-  Reader& r = reader();
-  {
-    std::lock_guard lock(r.mutex);
-    if (!r.started || r.stopping) return;
-    r.stopping = true;
-    r.changed.notify_all();
-  }
-  if (r.thread.joinable() && r.thread.get_id() != std::this_thread::get_id()) r.thread.join();
 }
 
 }  // namespace libsplit

@@ -8,7 +8,9 @@
 // by the launch thread at the start of a later launch once its native events
 // completed (deliver_reports), or at the app's end. The scheduler then plans
 // a launch or two without the latest times, as it does for whole launches.
-// Launch thread only, under the exec lock.
+// Launch thread only, under the exec lock. (Reading the times on a thread of
+// libsplit's instead made a split launch over 4 H100 cost the app 149-168
+// us against 85-87: the driver serialises the two threads' calls.)
 #pragma once
 
 #include "launch.h"
@@ -16,7 +18,6 @@
 
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace libsplit {
@@ -43,7 +44,6 @@ struct SplitOutcome {
   std::vector<unsigned> used;
   std::vector<std::vector<ChunkRun>> runs;
   std::vector<cl_event> write_begin, write_end;  // markers around its writes (null: none)
-  std::vector<std::pair<cl_ulong, cl_ulong>> write_span;  // their end times, once read
   std::vector<TransferStats> moved;
   std::vector<double> gather_seconds_per_device, predicted, slowdown, transfer_seconds;
   std::vector<double> idle_before;  // per device: DeviceIdle::ran (-1: unknown)
@@ -53,7 +53,6 @@ struct SplitOutcome {
   // enqueue, wait and merge (synchronous).
   double host_seconds = 0;
   bool first_split = false;  // the first split launch of its shape
-  bool placed = false;       // read_split_times placed its times (idle, trace): once
   // A device outside the app's context was opening while it ran, or since
   // the launch before (opening_overlapped): its host time and its devices'
   // idle time say how the driver stalled, not what the split costs.
@@ -76,22 +75,16 @@ bool opening_overlapped(uint64_t epoch_at_start);
 void end_host_time(SplitOutcome& outcome, cl_ulong host_start, uint64_t epoch_at_start);
 
 // Reads the kernel and write times from the outcome's native events
-// (complete) and releases them: driver calls only, on any thread. Once: the
+// (complete), releases them, adds the trace's timeline spans. Once: the
 // status of a sub-kernel that failed, else CL_SUCCESS.
-cl_int read_event_times(SplitOutcome& outcome);
-// The same if not done yet, then (once, launch thread) each device's idle
-// time before the launch and the trace's timeline spans.
 cl_int read_split_times(SplitOutcome& outcome);
 // Reads the times if not done yet and reports the outcome.
 void report_split(SplitOutcome& outcome);
 
-// Keeps an asynchronous split's outcome until its events complete; a thread
-// of libsplit's reads their times meanwhile (split_outcome.cpp: Reader).
+// Keeps an asynchronous split's outcome until its events complete.
 void defer_split_report(std::unique_ptr<SplitOutcome> outcome);
-// Reports, in launch order, the deferred outcomes whose times were read;
+// Reports, in launch order, the deferred outcomes whose events completed;
 // with `wait`, waits for all of them first (the app's end).
 void harvest_split_reports(bool wait);
-// Stops the thread that reads them (the app's end, after the last harvest).
-void stop_reading_deferred();
 
 }  // namespace libsplit
