@@ -343,14 +343,20 @@ void NoRegretScheduler::rebalance(KeyState& state, const LaunchTimes& t, uint64_
     next[d] = keep;
   }
   // A device outside the split that probes say would help: re-plan from
-  // the cost models.
-  auto [modelled, modelled_makespan] = model_split(state, numgroups, true, true);
-  bool newcomer = false;
-  for (unsigned d = 0; d < n; ++d) newcomer = newcomer || (modelled[d] > 0 && t.groups[d] == 0);
-  if (newcomer && modelled_makespan * (1 + P::kSplitMargin) < makespan) {
-    next = std::move(modelled);
-    state.solver.reset();
-    state.active.clear();
+  // the cost models. Only on new probe data, or now and then (the split's
+  // own times move too): the model took 20 us of each report (plan_cost).
+  constexpr long kNewcomerCheckEvery = 32;
+  if (state.probe_reports != state.newcomers_checked_at || ++state.split_reports_unchecked >= kNewcomerCheckEvery) {
+    state.newcomers_checked_at = state.probe_reports;
+    state.split_reports_unchecked = 0;
+    auto [modelled, modelled_makespan] = model_split(state, numgroups, true, true);
+    bool newcomer = false;
+    for (unsigned d = 0; d < n; ++d) newcomer = newcomer || (modelled[d] > 0 && t.groups[d] == 0);
+    if (newcomer && modelled_makespan * (1 + P::kSplitMargin) < makespan) {
+      next = std::move(modelled);
+      state.solver.reset();
+      state.active.clear();
+    }
   }
   finish_split_plan(state, std::move(next), numgroups);
 }

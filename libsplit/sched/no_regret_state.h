@@ -60,6 +60,10 @@ struct NoRegretScheduler::KeyState {
   long first_split_at = -1;  // plans handed out before the first split report
   bool split_stopped = false;  // a split lost or was refused in this run (block_split)
   std::string stopped_why;     // ... and why, for the launch log (LaunchPlan::why_whole)
+  // Probe reports so far, and their count when the split last looked for a
+  // device outside it that would help (rebalance): the model is re-run only
+  // on new probe data, or every kNewcomerCheckEvery split reports.
+  long probe_reports = 0, newcomers_checked_at = -1, split_reports_unchecked = 0;
   long unmeasured_splits = 0;  // split launches planned without a report (settled)
   // The same by how many groups of devices outside the app's context the
   // split needed open (groups_needed): which openings paid.
