@@ -125,7 +125,21 @@ void NoRegretScheduler::set_opening_groups(const std::vector<int>& group_of_devi
 void NoRegretScheduler::set_app(const std::string& command_line) {
   std::lock_guard lock(mutex_);
   app_ = command_line;
-  if (warm_start_) app_opening_ = warm_start_->app_opening(app_, &app_groups_);
+  WarmStartStore::Retry retry{};
+  if (warm_start_) app_opening_ = warm_start_->app_opening(app_, &app_groups_, &retry);
+  if (app_opening_ == WarmStartStore::Opening::lost) {
+    retry.after = std::clamp(retry.after, P::kRetryLostFirst, P::kRetryLostMax);
+    if (++retry.runs >= retry.after) {
+      // Tried again as a command never seen (on demand); if it loses again,
+      // twice as many runs before the next try.
+      app_opening_ = WarmStartStore::Opening::unknown;
+      retry_lost_after_ = std::min(2 * retry.after, P::kRetryLostMax);
+      retry = {0, retry_lost_after_, retry.why};
+    }
+    warm_start_->remember_app(app_, WarmStartStore::Opening::lost, retry.why, kAllGroups, retry);
+  } else if (app_opening_ == WarmStartStore::Opening::untried) {
+    retry_lost_after_ = std::clamp(retry.after, P::kRetryLostFirst, P::kRetryLostMax);
+  }
   // want() keeps to the groups that paid.
   if (app_opening_ == WarmStartStore::Opening::paid || app_opening_ == WarmStartStore::Opening::untried)
     want(kAllGroups);
@@ -218,7 +232,7 @@ void NoRegretScheduler::end_run() {
   // context once, and its splits decide. A split refused for its moves says
   // enough.
   if (!split && !split_declined_ && app_opening_ == Opening::unknown) {
-    warm_start_->remember_app(app_, Opening::untried);
+    warm_start_->remember_app(app_, Opening::untried, "", kAllGroups, {0, retry_lost_after_, ""});
     return;
   }
   const size_t groups = std::max<size_t>(openings_.empty() ? devices_.size() - 1 : openings_.size(), 1);
@@ -246,7 +260,8 @@ void NoRegretScheduler::end_run() {
            "splits would save %.4f s (from %ld measured split launches of %ld), openings cost %.4f s (%zu of %zu groups)",
            paid ? savings[std::min(best, savings.size() - 1)] : savings.back(), reports_seen, launches, best_cost,
            paid ? best : groups, groups);
-  warm_start_->remember_app(app_, paid ? Opening::paid : Opening::lost, why, best == groups ? kAllGroups : unsigned(best));
+  warm_start_->remember_app(app_, paid ? Opening::paid : Opening::lost, why, best == groups ? kAllGroups : unsigned(best),
+                            {0, retry_lost_after_, ""});
 }
 
 // Nothing opens for a command whose last openings did not pay, and no more

@@ -76,6 +76,12 @@ struct NoRegretPolicy {
   // split's gain over whole pays it back within this many launches (or as
   // many as the key has run, if more): it staged inputs the device keeps.
   static constexpr double kStagingPaybackLaunches = 4;
+  // A command whose openings did not pay runs whole, then opens on demand
+  // again (as if new) after this many runs, twice as many after each verdict
+  // that stays lost, at most kRetryLostMax: one run misjudged (2mm over 4
+  // GPUs + CPU, its splits charged the openings' stalls) or run while
+  // another job held the GPUs is no verdict for good.
+  static constexpr unsigned kRetryLostFirst = 4, kRetryLostMax = 64;
 };
 
 class NoRegretScheduler final : public Scheduler {
@@ -220,6 +226,8 @@ class NoRegretScheduler final : public Scheduler {
   // What opening devices did for app_'s last run that opened them.
   WarmStartStore::Opening app_opening_ = WarmStartStore::Opening::unknown;
   unsigned app_groups_ = kAllGroups;  // the most groups it may open (paid for fewer)
+  // A lost verdict written by this run waits this many runs before the next try.
+  unsigned retry_lost_after_ = NoRegretPolicy::kRetryLostFirst;
   unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per
   // launch on this path.

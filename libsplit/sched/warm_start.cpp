@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -128,11 +129,15 @@ namespace {
 constexpr const char* kOpeningLines[] = {"", "opening paid", "opening lost", "opening untried"};
 // The paid line's tail when fewer than every group paid.
 constexpr const char* kPaidGroups = " for the first groups: ";
+// The line after a lost verdict: "kept whole N of M runs".
+constexpr const char* kKeptWhole = "kept whole ";
 
 }  // namespace
 
-WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app, unsigned* groups) const {
+WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app, unsigned* groups,
+                                                    Retry* retry) const {
   if (groups) *groups = kAllGroups;
+  if (retry) *retry = {};
   if (directory_.empty() || app.empty()) return Opening::unknown;
   std::ifstream in(directory_ + "/" + app_name(app));
   std::string magic, devices_line, app_line, verdict;
@@ -141,8 +146,20 @@ WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app, unsi
     return Opening::unknown;
   // Files of before the verdict line were written only when opening paid.
   if (!std::getline(in, verdict)) return Opening::paid;
-  for (size_t i = 1; i < std::size(kOpeningLines); ++i)
-    if (verdict == kOpeningLines[i]) return Opening(i);
+  for (size_t i = 1; i < std::size(kOpeningLines); ++i) {
+    if (verdict != kOpeningLines[i]) continue;
+    std::string line;
+    if (Opening(i) != Opening::paid && retry && std::getline(in, line)) {
+      unsigned runs = 0, after = 0;
+      if (line.rfind(kKeptWhole, 0) == 0 &&
+          sscanf(line.c_str() + strlen(kKeptWhole), "%u of %u runs", &runs, &after) == 2) {
+        retry->runs = runs, retry->after = after;
+        std::getline(in, line);
+      }
+      retry->why = line;
+    }
+    return Opening(i);
+  }
   const std::string paid_some = std::string(kOpeningLines[size_t(Opening::paid)]) + kPaidGroups;
   if (verdict.rfind(paid_some, 0) == 0) {
     char* end = nullptr;
@@ -156,7 +173,7 @@ WarmStartStore::Opening WarmStartStore::app_opening(const std::string& app, unsi
 }
 
 bool WarmStartStore::remember_app(const std::string& app, Opening verdict, const std::string& why,
-                                  unsigned groups) const {
+                                  unsigned groups, const Retry& retry) const {
   if (directory_.empty() || app.empty()) return false;
   const std::string name = app_name(app);
   if (verdict == Opening::unknown) return unlink((directory_ + "/" + name).c_str()) == 0 || errno == ENOENT;
@@ -167,7 +184,12 @@ bool WarmStartStore::remember_app(const std::string& app, Opening verdict, const
                                 (verdict == Opening::paid && groups != kAllGroups
                                      ? kPaidGroups + std::to_string(groups)
                                      : "") +
-                                "\n" + (why.empty() ? "" : why + "\n"),
+                                "\n" +
+                                (verdict != Opening::paid && retry.after > 0
+                                     ? kKeptWhole + std::to_string(retry.runs) + " of " +
+                                           std::to_string(retry.after) + " runs\n"
+                                     : "") +
+                                (why.empty() ? "" : why + "\n"),
                             &error);
 }
 

@@ -49,11 +49,19 @@ class WarmStartStore {
   // devices paid (`groups`, in the order they open; kAllGroups: every one):
   // on 4 H100 2mm's splits pay for one more GPU, not for three.
   enum class Opening { unknown, paid, lost, untried };  // warm_start.cpp names them in this order
-  Opening app_opening(const std::string& app, unsigned* groups = nullptr) const;
+  // A lost verdict is tried again after `after` runs kept whole; `runs`
+  // kept so far; `why`: the figures of the run that lost. An untried verdict
+  // (a try whose devices opened too late) carries `after` to the next one.
+  // (No member initializers: a default argument below takes `{}`, zeros.)
+  struct Retry {
+    unsigned runs, after;
+    std::string why;
+  };
+  Opening app_opening(const std::string& app, unsigned* groups = nullptr, Retry* retry = nullptr) const;
   // `why`, one line after the verdict (the figures it came from), for
-  // whoever reads the file; never read back.
+  // whoever reads the file (and Retry::why). `retry`: a lost verdict's count.
   bool remember_app(const std::string& app, Opening verdict, const std::string& why = "",
-                    unsigned groups = kAllGroups) const;
+                    unsigned groups = kAllGroups, const Retry& retry = {}) const;
 
  private:
   std::string name_for(const LaunchKey& key) const;  // the file's name in directory_

@@ -386,6 +386,51 @@ TEST(DeviceOpening, TheVerdictKeepsTheGroupsThatPaidForThemselves) {
 // a split that cannot pay: stored so, the next run never opens a device for
 // it, nor any run after (warm runs of 3mm paid +250 ms of wall time for GPUs
 // opened in vain).
+// A command whose openings did not pay runs whole, then opens on demand
+// again after 4 runs, after 8 more if it lost again: one misjudged run (2mm
+// over 4 GPUs + CPU, charged the openings' stalls) kept it whole for good.
+TEST(DeviceOpening, ALostVerdictIsTriedAgainAfterFourRunsThenEight) {
+  TempStore store;
+  const SchedulerOptions& options = store.options;
+  const uint64_t groups = 512;
+  const LaunchKey dense = key_named("mm", groups);
+  const std::string command = "./3mm --iters 20";
+  // Every device open; the splits save 15 ms a launch, 20 launches: less
+  // than opening three GPUs at 150 ms costs.
+  auto losing_run = [&] {
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", kFourGpus, options);
+    s->set_opening_cost(0.150);
+    s->set_app(command);
+    const unsigned wanted = s->devices_wanted();
+    for (int i = 0; i < 20; ++i)
+      launch_planned(*s, dense, groups, [&](const Chunk& ch) {
+        return 5e-3 + 15e-3 * double(ch.group_count) / double(groups);
+      }, 20e-3);
+    s->end_run();
+    return wanted;
+  };
+  // A run as it goes under a lost verdict: nothing open, long whole launches
+  // (the demand rule alone would open a device); what it asked for.
+  auto closed_run = [&] {
+    std::unique_ptr<Scheduler> s = closed_four(options);
+    s->set_opening_cost(0.150);
+    s->set_app(command);
+    for (int i = 0; i < 20; ++i) launch_whole(*s, dense, groups, 20e-3);
+    s->end_run();
+    return s->devices_wanted();
+  };
+  EXPECT_EQ(losing_run(), 0u) << "nothing known yet";
+  unsigned kept = 0;
+  while (kept < 20 && closed_run() == 0) ++kept;
+  EXPECT_EQ(kept, 3u) << "runs kept whole before the first try";
+  // That try asked for devices, which (closed here) opened too late to
+  // tell: the next run opens every one at its first context, and loses.
+  EXPECT_EQ(losing_run(), kAllGroups);
+  kept = 0;
+  while (kept < 20 && closed_run() == 0) ++kept;
+  EXPECT_EQ(kept, 7u) << "runs kept whole before the second try";
+}
+
 TEST(DeviceOpening, AKeyWhoseSplitsWereDeclinedIsStoredAsLost) {
   TempStore store;
   const SchedulerOptions& options = store.options;

@@ -97,6 +97,25 @@ TEST_F(WarmStart, APaidVerdictReadsBackWithItsGroups) {
   EXPECT_EQ(groups, kAllGroups) << "only a paid verdict names groups";
 }
 
+// A lost verdict keeps how many runs it was kept and when it is tried
+// again, and the figures of the run that lost; files without the count
+// (written before it) read as none kept.
+TEST_F(WarmStart, ALostVerdictReadsBackWithItsRetryCount) {
+  WarmStartStore store(root_ + "/sched", {{"gpu", true, 132, 1980}, {"gpu", true, 132, 1980}});
+  using Opening = WarmStartStore::Opening;
+  WarmStartStore::Retry retry{};
+  ASSERT_TRUE(store.remember_app("./3mm", Opening::lost, "splits would save 0.01 s", kAllGroups, {2, 8, ""}));
+  EXPECT_EQ(store.app_opening("./3mm", nullptr, &retry), Opening::lost);
+  EXPECT_EQ(retry.runs, 2u);
+  EXPECT_EQ(retry.after, 8u);
+  EXPECT_EQ(retry.why, "splits would save 0.01 s");
+  ASSERT_TRUE(store.remember_app("./3mm", Opening::lost, "figures"));
+  EXPECT_EQ(store.app_opening("./3mm", nullptr, &retry), Opening::lost);
+  EXPECT_EQ(retry.runs, 0u);
+  EXPECT_EQ(retry.after, 0u);
+  EXPECT_EQ(retry.why, "figures");
+}
+
 TEST_F(WarmStart, CorruptFilesAreIgnored) {
   std::vector<DeviceInfo> devices = {{"a", false, 4, 1000}, {"b", true, 16, 1500}};
   WarmStartStore store(root_, devices);
