@@ -40,17 +40,12 @@ cl_ulong end_of(cl_event e) {
 
 }  // namespace
 
-bool opening_overlapped(uint64_t epoch_at_start) {
+void end_host_time(SplitOutcome& o, cl_ulong host_start, uint64_t epoch_at_start) {
   static uint64_t previous = 0;  // the epoch as the previous split launch ended
   const uint64_t now = runtime().opening_epoch.load(std::memory_order_acquire);
-  const bool overlapped = beside_opening(previous, epoch_at_start, now);
-  previous = now;
-  return overlapped;
-}
-
-void end_host_time(SplitOutcome& o, cl_ulong host_start, uint64_t epoch_at_start) {
   o.host_seconds = (now_ns() - host_start) * 1e-9;
-  o.during_opening = opening_overlapped(epoch_at_start);
+  o.during_opening = beside_opening(previous, epoch_at_start, now);
+  previous = now;
   if (o.during_opening) o.notes += " | beside an opening (host and idle time not judged)";
 }
 

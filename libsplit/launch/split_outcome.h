@@ -54,7 +54,7 @@ struct SplitOutcome {
   double host_seconds = 0;
   bool first_split = false;  // the first split launch of its shape
   // A device outside the app's context was opening while it ran, or since
-  // the launch before (opening_overlapped): its host time and its devices'
+  // the launch before (beside_opening): its host time and its devices'
   // idle time say how the driver stalled, not what the split costs.
   bool during_opening = false;
   SplitRecord record;
@@ -68,10 +68,9 @@ struct SplitOutcome {
 inline bool beside_opening(uint64_t previous_end, uint64_t start, uint64_t end) {
   return (start & 1) || end != start || start != previous_end;
 }
-// The same with the epoch read now; launch thread only.
-bool opening_overlapped(uint64_t epoch_at_start);
 // Sets the outcome's host_seconds (from `host_start`, now_ns) and
-// during_opening (with a note for the log line).
+// during_opening (beside_opening, the epoch read now; with a note for the
+// log line). Launch thread only.
 void end_host_time(SplitOutcome& outcome, cl_ulong host_start, uint64_t epoch_at_start);
 
 // Reads the kernel and write times from the outcome's native events

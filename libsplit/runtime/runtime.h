@@ -111,7 +111,7 @@ struct Runtime {
   std::atomic<unsigned> devices_wanted{0};
   // Odd while the background thread opens a slot. On 4 H100 an opening
   // stalls the app's driver calls: a split launch near one was judged by
-  // that stall and given up (split_outcome.cpp: opening_overlapped).
+  // that stall and given up (split_outcome.h: beside_opening).
   std::atomic<uint64_t> opening_epoch{0};
   void want_devices(unsigned level);
   // The devices the scheduler was told it may use (Scheduler::set_ready,

@@ -345,8 +345,8 @@ void NoRegretScheduler::rebalance(KeyState& state, const LaunchTimes& t, uint64_
   // A device outside the split that probes say would help: re-plan from
   // the cost models. Only on new probe data, or now and then (the split's
   // own times move too): the model took 20 us of each report (plan_cost).
-  constexpr long kNewcomerCheckEvery = 32;
-  if (state.probe_reports != state.newcomers_checked_at || ++state.split_reports_unchecked >= kNewcomerCheckEvery) {
+  if (state.probe_reports != state.newcomers_checked_at ||
+      ++state.split_reports_unchecked >= P::kNewcomerCheckEvery) {
     state.newcomers_checked_at = state.probe_reports;
     state.split_reports_unchecked = 0;
     auto [modelled, modelled_makespan] = model_split(state, numgroups, true, true);

@@ -127,8 +127,8 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
   app_ = command_line;
   WarmStartStore::Retry retry{};
   if (warm_start_) app_opening_ = warm_start_->app_opening(app_, &app_groups_, &retry);
+  retry.after = std::clamp(retry.after, P::kRetryLostFirst, P::kRetryLostMax);
   if (app_opening_ == WarmStartStore::Opening::lost) {
-    retry.after = std::clamp(retry.after, P::kRetryLostFirst, P::kRetryLostMax);
     if (++retry.runs >= retry.after) {
       // Tried again as a command never seen (on demand); if it loses again,
       // twice as many runs before the next try.
@@ -138,7 +138,7 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
     }
     warm_start_->remember_app(app_, WarmStartStore::Opening::lost, retry.why, kAllGroups, retry);
   } else if (app_opening_ == WarmStartStore::Opening::untried) {
-    retry_lost_after_ = std::clamp(retry.after, P::kRetryLostFirst, P::kRetryLostMax);
+    retry_lost_after_ = retry.after;
   }
   // want() keeps to the groups that paid.
   if (app_opening_ == WarmStartStore::Opening::paid || app_opening_ == WarmStartStore::Opening::untried)

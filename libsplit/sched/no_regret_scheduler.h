@@ -82,6 +82,9 @@ struct NoRegretPolicy {
   // GPUs + CPU, its splits charged the openings' stalls) or run while
   // another job held the GPUs is no verdict for good.
   static constexpr unsigned kRetryLostFirst = 4, kRetryLostMax = 64;
+  // A running split looks for a helper outside it (a model of the split,
+  // ~20 us) on new probe data, else every this many of its reports.
+  static constexpr long kNewcomerCheckEvery = 32;
 };
 
 class NoRegretScheduler final : public Scheduler {

@@ -62,7 +62,7 @@ struct NoRegretScheduler::KeyState {
   std::string stopped_why;     // ... and why, for the launch log (LaunchPlan::why_whole)
   // Probe reports so far, and their count when the split last looked for a
   // device outside it that would help (rebalance): the model is re-run only
-  // on new probe data, or every kNewcomerCheckEvery split reports.
+  // on new probe data, or every NoRegretPolicy::kNewcomerCheckEvery split reports.
   long probe_reports = 0, newcomers_checked_at = -1, split_reports_unchecked = 0;
   long unmeasured_splits = 0;  // split launches planned without a report (settled)
   // The same by how many groups of devices outside the app's context the
