@@ -40,6 +40,68 @@ cl_int bring_arguments(const Launch& L, unsigned device, TransferStats* moved, d
   return CL_SUCCESS;
 }
 
+// The launch in two halves on its own device, one after the other on its
+// in-order queue (LaunchPlan::halves_on_home): the same work-items, through
+// the partition-ready kernel's offsets, both halves timed for the scheduler.
+// *ran: false when nothing was enqueued (the caller runs it whole instead).
+cl_int run_halves(const Launch& L, unsigned device, double transfer, uint64_t bytes_in, bool* ran) {
+  Runtime& rt = runtime();
+  *ran = false;
+  cl_int err = CL_SUCCESS;
+  cl_kernel dk = device_kernel(L.kernel, device, &err);
+  if (!dk || !kernel_takes_local_size(L, dk, device) || set_device_args(dk, L.args, device) != CL_SUCCESS)
+    return CL_SUCCESS;
+  for (const auto& [param, bytes] : L.exec_info)
+    if (real().clSetKernelExecInfo(dk, param, bytes.size(), bytes.data()) != CL_SUCCESS) return CL_SUCCESS;
+  const uint64_t half = L.total_groups / 2;
+  const sched::Chunk first{device, 0, half}, second{device, half, L.total_groups - half};
+  cl_command_queue dq = rt.devices[device].queue;
+  cl_event first_done = nullptr, second_done = nullptr;
+  if (launch_chunk(dq, dk, L, first, &first_done) != CL_SUCCESS) return CL_SUCCESS;
+  *ran = true;
+  // The first half ran: running the launch again would run it twice (an
+  // accumulating kernel). The app gets the error, as from a failed launch.
+  if ((err = launch_chunk(dq, dk, L, second, &second_done))) {
+    real().clReleaseEvent(first_done);
+    return err;
+  }
+  for (const BufferArg& b : L.buffers)
+    if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
+  for (const ImageArg& img : L.images)
+    if (img.writes) wrote_image_device(*img.mem->image, device);
+  real().clFlush(dq);
+  if ((L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed())
+    device_to_host_ns(device, 0);  // measures the clock offset once, here
+  const bool traced = rt.tracer->enabled();
+  SubKernelRow rows[2];
+  if (traced) rows[0] = trace_row(L, device, first, 0, transfer, 0), rows[1] = trace_row(L, device, second, 0, 0, 0);
+  complete_after(dq, second_done, [key = L.key, id = L.id, kernel = L.kernel->name, device, first, second,
+                                   first_done, transfer, bytes_in, traced, rows](cl_event e, cl_event app) mutable {
+    cl_ulong start = 0, mid = 0, end = 0;
+    const double a = apply_slowdown(device, id, kernel, event_seconds(first_done, &start, &mid));
+    const double b = apply_slowdown(device, id, kernel, event_seconds(e, &mid, &end));
+    real().clReleaseEvent(first_done);
+    report_device_span(app, device, start, end);
+    const double idle = idle_unless_moved(device, id, start, end, transfer);
+    post_report(key, {sched::ChunkTiming{first, a, transfer, idle}, sched::ChunkTiming{second, b, 0, -1}});
+    if (traced) {
+      Runtime& rt = runtime();
+      const cl_ulong now = now_ns();
+      rt.tracer->span(kernel, "kernel", device, now - (end - start), now);
+      rows[0].ms_kernel = a * 1e3, rows[1].ms_kernel = b * 1e3;
+      rt.tracer->row(rows[0]);
+      rt.tracer->row(rows[1]);
+    }
+    log_line(1, "launch " + std::to_string(id) + " " + kernel + " groups " +
+                    std::to_string(first.group_count + second.group_count) + " whole in two halves on dev" +
+                    std::to_string(device) + " (does half the work take half the time?) | " +
+                    std::to_string(first.group_count) + " groups " + ms(a) + " ms, " +
+                    std::to_string(second.group_count) + " groups " + ms(b) + " ms +" + ms(transfer) + " ms xfer " +
+                    std::to_string(bytes_in) + " B in");
+  });
+  return CL_SUCCESS;
+}
+
 }  // namespace
 
 cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
@@ -47,6 +109,15 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   TransferStats moved;
   double transfer = 0;
   if (cl_int err = bring_arguments(L, device, &moved, &transfer)) return err;
+  // In halves only where they run the same work-items as whole would: the
+  // partition-ready kernel, a uniform NDRange, the local size the app gave.
+  if (plan && plan->halves_on_home() && device == L.queue->home && L.compiled && L.spec.uniform &&
+      !L.spec.local_chosen && L.total_groups >= 2)
+  {
+    bool ran = false;
+    cl_int err = run_halves(L, device, transfer, moved.bytes_to_device, &ran);
+    if (ran) return err;
+  }
 
   cl_int err = CL_SUCCESS;
   bool original = false;

@@ -107,7 +107,7 @@ std::vector<Chunk> NoRegretScheduler::plan_probes(KeyState& state, uint64_t numg
   // Probes: every other device without real work and without a probe out,
   // when its back-off allows and the budget has room.
   std::vector<Chunk> probes;
-  if (explore_budget_ <= 0) return probes;
+  if (explore_budget_ <= 0 || state.indivisible) return probes;
   const unsigned n = unsigned(devices_.size());
   const double allowed = allowed_budget(state);
   bool any_probing = false;

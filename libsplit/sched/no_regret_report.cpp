@@ -88,6 +88,11 @@ double NoRegretScheduler::added_idle(const LaunchTimes& t, double whole_idle) {
 void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) {
   std::lock_guard lock(mutex_);
   KeyState& state = state_for(key, 0);
+  if (state.halves == KeyState::Halves::asked && timings.size() == 2 && timings[0].chunk.device == state.home &&
+      timings[1].chunk.device == state.home) {
+    judge_halves(key, state, timings[0], timings[1]);
+    return;
+  }
   const unsigned n = unsigned(devices_.size());
   LaunchTimes t;
   t.groups.assign(n, 0);

@@ -3,6 +3,7 @@
 #include "no_regret_state.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -276,19 +277,57 @@ void NoRegretScheduler::want(unsigned groups) {
 // (ep's 121 ms loop on an H100 never pays for a second one), a long one
 // pays it once. A split stored by an earlier run paid off: every device at
 // once; a key stored whole after its split lost asks for none (nbody's
-// one-wave kernel); one stored whole untried counts like a new one.
-void NoRegretScheduler::count_toward_opening(const KeyState& state) {
-  if (wanted_.load(std::memory_order_relaxed) >= app_groups_) return;
+// one-wave kernel); one stored whole untried counts like a new one. Before
+// a key makes a device open, its halves on home tell whether any split of
+// it could gain (true: this launch runs in halves).
+bool NoRegretScheduler::count_toward_opening(KeyState& state) {
+  if (wanted_.load(std::memory_order_relaxed) >= app_groups_) return false;
   using Earlier = KeyState::Earlier;
   switch (state.earlier) {
-    case Earlier::split: want(kAllGroups); return;
-    case Earlier::whole_elsewhere: want(1); return;
-    case Earlier::split_lost: return;
+    case Earlier::split: want(kAllGroups); return false;
+    case Earlier::whole_elsewhere: want(1); return false;
+    case Earlier::split_lost: return false;
     case Earlier::nothing:
     case Earlier::whole_untried: break;
   }
-  run_for_opening_ += state.devices[state.home].whole_seconds;
-  if (run_for_opening_ >= opening_cost_) want(1);
+  if (state.indivisible) return false;
+  const double seconds = state.devices[state.home].whole_seconds;
+  run_for_opening_ += seconds;
+  state.counted_for_opening += seconds;
+  if (run_for_opening_ < opening_cost_) return false;
+  using Halves = KeyState::Halves;
+  if (state.halves == Halves::untested && seconds >= P::kHalvesMin) {
+    state.halves = Halves::asked;
+    state.halves_asked_at = state.launches;
+    return true;
+  }
+  if (state.halves == Halves::asked && state.launches <= state.halves_asked_at + P::kHalvesWait) return false;
+  want(1);
+  return false;
+}
+
+// Together, halves of a kernel whose time follows its work take what the
+// whole launch takes; those of a kernel that did not fill the device take
+// it each (its groups ran in one wave either way).
+void NoRegretScheduler::judge_halves(const LaunchKey& key, KeyState& state, const ChunkTiming& first,
+                                     const ChunkTiming& second) {
+  state.halves = KeyState::Halves::tested;
+  const DeviceState& home = state.devices[state.home];
+  const double whole = home.whole_seconds - home.whole_moved;
+  if (!(first.seconds > 0 && second.seconds > 0 && whole > 0)) return;
+  if (first.seconds + second.seconds < P::kIndivisible * whole) return;
+  state.indivisible = true;
+  run_for_opening_ = std::max(0.0, run_for_opening_ - state.counted_for_opening);
+  state.counted_for_opening = 0;
+  state.split = false;
+  state.whole_device = state.home;
+  state.split_blocked_until = std::numeric_limits<long>::max();
+  char why[160];
+  snprintf(why, sizeof why, "its halves on device %u took %.3f ms and %.3f ms against %.3f ms whole (one wave)",
+           state.home, first.seconds * 1e3, second.seconds * 1e3, whole * 1e3);
+  state.stopped_why = why;
+  state.split_stopped = true;
+  if (warm_start_) maybe_save(key, state, 0);
 }
 
 void NoRegretScheduler::set_ready(const std::vector<bool>& ready) {
@@ -357,7 +396,7 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
     groups[0] = numgroups;
     return std::make_unique<StaticPlan>(groups, std::vector<double>(n, 0.0), 0u);
   }
-  count_toward_opening(state);
+  const bool halves = count_toward_opening(state);
   choose_mode(state, numgroups, launch);
   std::unique_ptr<StaticPlan> plan = plan_for_mode(state, numgroups, launch, groups);
   const std::optional<unsigned> whole =
@@ -388,6 +427,12 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
         std::max(P::kMinStagingRoom, allowed_budget(state) - state.spent));
   plan->set_probes(std::move(probes));
   plan->set_budget_spent(budget_spent);
+  if (halves && !state.split && state.whole_device == state.home && numgroups >= 2) {
+    plan->set_halves_on_home(true);
+    plan->set_wants_report(true);
+  } else if (halves) {
+    state.halves = KeyState::Halves::untested;
+  }
   return plan;
 }
 
@@ -527,7 +572,8 @@ void NoRegretScheduler::maybe_save(const LaunchKey& key, KeyState& state, double
     // A run that never tried the split (it opened no device for a key
     // stored lost) keeps the earlier verdict: forgetting it made every
     // other run of 3mm on 4 H100 open the GPUs again (+250 ms).
-    decision.split_lost = state.split_failures > 0 || state.earlier == KeyState::Earlier::split_lost;
+    decision.split_lost =
+        state.split_failures > 0 || state.indivisible || state.earlier == KeyState::Earlier::split_lost;
   }
   bool mode_changed = !state.saved || state.saved->whole_device != decision.whole_device ||
                       state.saved->split_lost != decision.split_lost;

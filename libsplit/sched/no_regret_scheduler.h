@@ -85,6 +85,16 @@ struct NoRegretPolicy {
   // A running split looks for a helper outside it (a model of the split,
   // ~20 us) on new probe data, else every this many of its reports.
   static constexpr long kNewcomerCheckEvery = 32;
+  // A key whose whole launches reach the opening cost runs once in two
+  // halves on home first, if a whole launch takes at least kHalvesMin
+  // seconds (shorter ones are mostly launch latency, and no split of them
+  // pays an opening); it is indivisible where the halves together take
+  // kIndivisible times the whole launch or more (nbody's 512 groups on an
+  // H100: one wave, a quarter of them took as long as all). A device opens
+  // for the key kHalvesWait launches after the halves were asked at most,
+  // measured or not.
+  static constexpr double kHalvesMin = 100e-6, kIndivisible = 1.6;
+  static constexpr long kHalvesWait = 4;
 };
 
 class NoRegretScheduler final : public Scheduler {
@@ -192,7 +202,8 @@ class NoRegretScheduler final : public Scheduler {
   // whole adds its home time; the first other device is wanted once that
   // sum reaches the opening cost, every device once a split won or a key's
   // stored decision is a split.
-  void count_toward_opening(const KeyState& state);
+  bool count_toward_opening(KeyState& state);
+  void judge_halves(const LaunchKey& key, KeyState& state, const ChunkTiming& first, const ChunkTiming& second);
   // A split plan repeated for a while, of short launches: measured one
   // launch in kMeasureEvery (plan.set_wants_report(false) otherwise).
   void sample_settled_split(KeyState& state, StaticPlan& plan, const std::vector<uint64_t>& groups, long launch);

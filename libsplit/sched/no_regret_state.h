@@ -102,6 +102,15 @@ struct NoRegretScheduler::KeyState {
   // after a split lost there, whole on home untried, whole elsewhere.
   enum class Earlier { nothing, split, split_lost, whole_untried, whole_elsewhere };
   Earlier earlier = Earlier::nothing;
+  // Before a device opens for it, its launch once in two halves on home
+  // (LaunchPlan::halves_on_home): asked at launch halves_asked_at, then
+  // tested. Indivisible: the halves took as long as all of it together
+  // (one wave), so no split can gain and it opens nothing.
+  enum class Halves { untested, asked, tested };
+  Halves halves = Halves::untested;
+  long halves_asked_at = 0;
+  bool indivisible = false;
+  double counted_for_opening = 0;  // seconds it added to run_for_opening_
 };
 
 // One real launch's seconds and groups per device.

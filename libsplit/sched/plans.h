@@ -30,6 +30,8 @@ class StaticPlan final : public LaunchPlan {
   void set_staging_allowance(double seconds) { staging_allowance_ = seconds; }
   std::string why_whole() const override { return why_whole_; }
   void set_why_whole(std::string why) { why_whole_ = std::move(why); }
+  bool halves_on_home() const override { return halves_; }
+  void set_halves_on_home(bool halves) { halves_ = halves; }
 
  private:
   std::string why_whole_;
@@ -37,6 +39,7 @@ class StaticPlan final : public LaunchPlan {
   std::vector<Chunk> probes_;
   bool budget_spent_ = false;
   bool wants_report_ = true;
+  bool halves_ = false;
   double staging_room_ = INFINITY;
   std::vector<Chunk> chunks_;
   std::unique_ptr<std::atomic<bool>[]> handed_out_;

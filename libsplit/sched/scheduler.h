@@ -127,6 +127,14 @@ class LaunchPlan {
   // Why a plan that could split runs whole, when the scheduler gave a split
   // up in this run ("" otherwise): for LIBSPLIT_LOG's launch line.
   virtual std::string why_whole() const { return {}; }
+  // A whole plan on the app's device may ask for its launch in two halves
+  // there, one after the other (groups [0, n/2) then the rest, the
+  // partition-ready kernel): report() then gets the two halves' timings. A
+  // kernel whose halves take about as long as all of it (one wave: the
+  // device was not full) cannot gain from any split, and opening a device
+  // for it only costs. The runtime may run it whole instead (report() then
+  // gets one timing).
+  virtual bool halves_on_home() const { return false; }
 };
 
 class Scheduler {

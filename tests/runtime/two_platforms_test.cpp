@@ -206,6 +206,36 @@ TEST_F(TwoPlatforms, ASplitBuildsOnlyForThePlatformsItUses) {
   EXPECT_EQ(r.err.find("platform slot 0 built"), std::string::npos) << r.err;
 }
 
+// Before a device outside the app's context opens for a kernel, one launch
+// of it runs in two halves on the app's device (does half the work take half
+// the time? nbody's one-wave kernel on an H100 does not): the same output,
+// the halves on the log and in the trace, and the device opens only after.
+TEST_F(TwoPlatforms, ALaunchRunsInHalvesOnceBeforeADeviceOpensForIt) {
+  Env native_load = native_env();
+  native_load["RT_APP_PLATFORM"] = "1";  // PoCL: Oclgrind's device opens on demand
+  native_load["RT_APP_ITERS"] = "60";
+  auto native = run_child({RT_APP, "load"}, native_load);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  Env env = shim_env("halves");
+  for (const char* key : {"RT_APP_PLATFORM", "RT_APP_ITERS"}) env[key] = native_load[key];
+  env["LIBSPLIT_PREPARE_AFTER_MS"] = "0";
+  const std::string trace = temp_dir() + "/halves.csv";
+  env["LIBSPLIT_TRACE"] = trace;
+  auto r = run_child({RT_APP, "load"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(native.out, r.out) << r.err;
+  const size_t halves = r.err.find("whole in two halves on dev1 (does half the work take half the time?) | 128 groups");
+  ASSERT_NE(halves, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("whole in two halves", halves + 1), std::string::npos) << "halves once\n" << r.err;
+  const size_t opened = r.err.find("dev0 opened in");
+  EXPECT_TRUE(opened == std::string::npos || opened > halves) << r.err;
+  std::ifstream rows(trace);
+  std::string line;
+  int half_rows = 0;
+  while (std::getline(rows, line)) half_rows += line.find(",burn,") != std::string::npos && line.find(",128,256,") != std::string::npos;
+  EXPECT_GE(half_rows, 2) << "both halves in the trace";
+}
+
 // A run none of whose launches could be split (here: the preparation never
 // starts) opens no device outside the app's context: on 4 H100 each one
 // opened slowed the app's own driver calls and added ~200 ms to its exit.
