@@ -438,6 +438,7 @@ std::unique_ptr<LaunchPlan> NoRegretScheduler::plan(const LaunchKey& key, uint64
 
 std::string NoRegretScheduler::why_whole(const KeyState& state, long launch) const {
   std::string why = state.stopped_why;
+  if (state.indivisible) return why;  // for good
   if (launch < state.split_blocked_until)
     why += "; no split before its launch " + std::to_string(state.split_blocked_until + 1);
   else if (explore_budget_ > 0 && state.split_regret > 0 && state.spent + state.split_regret >= allowed_budget(state))
