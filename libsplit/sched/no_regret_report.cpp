@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "rounding.h"
@@ -88,18 +89,9 @@ double NoRegretScheduler::added_idle(const LaunchTimes& t, double whole_idle) {
 void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTiming>& timings) {
   std::lock_guard lock(mutex_);
   KeyState& state = state_for(key, 0);
-  if (state.halves == KeyState::Halves::asked && timings.size() == 2 && timings[0].chunk.device == state.home &&
-      timings[1].chunk.device == state.home) {
-    judge_halves(key, state, timings[0], timings[1]);
-    return;
-  }
+  if (judged_halves(key, state, timings)) return;
   const unsigned n = unsigned(devices_.size());
-  LaunchTimes t;
-  t.groups.assign(n, 0);
-  t.kernel.assign(n, 0.0);
-  t.transfer.assign(n, 0.0);
-  t.busy.assign(n, 0.0);
-  t.idle.assign(n, -1.0);
+  LaunchTimes t(n);
   for (const ChunkTiming& timing : timings) {
     const unsigned d = timing.chunk.device;
     if (d >= n) continue;
@@ -169,6 +161,35 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   }
   rebalance(state, t, numgroups, makespan, band);
   if (warm_start_) maybe_save(key, state, (makespan - fastest) / makespan);
+}
+
+// Together, halves of a kernel whose time follows its work take what the
+// whole launch takes; those of a kernel that did not fill the device take
+// it each (its groups ran in one wave either way). False where `timings`
+// are not the halves asked for.
+bool NoRegretScheduler::judged_halves(const LaunchKey& key, KeyState& state, const std::vector<ChunkTiming>& timings) {
+  if (state.halves != KeyState::Halves::asked || timings.size() != 2 || timings[0].chunk.device != state.home ||
+      timings[1].chunk.device != state.home)
+    return false;
+  state.halves = KeyState::Halves::tested;
+  const ChunkTiming &first = timings[0], &second = timings[1];
+  const DeviceState& home = state.devices[state.home];
+  const double whole = home.whole_seconds - home.whole_moved;
+  if (!(first.seconds > 0 && second.seconds > 0 && whole > 0)) return true;
+  if (first.seconds + second.seconds < P::kIndivisible * whole) return true;
+  state.indivisible = true;
+  run_for_opening_ = std::max(0.0, run_for_opening_ - state.counted_for_opening);
+  state.counted_for_opening = 0;
+  state.split = false;
+  state.whole_device = state.home;
+  state.split_blocked_until = std::numeric_limits<long>::max();
+  char why[160];
+  snprintf(why, sizeof why, "its halves on device %u took %.3f ms and %.3f ms against %.3f ms whole (one wave)",
+           state.home, first.seconds * 1e3, second.seconds * 1e3, whole * 1e3);
+  state.stopped_why = why;
+  state.split_stopped = true;
+  if (warm_start_) maybe_save(key, state, 0);
+  return true;
 }
 
 void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {

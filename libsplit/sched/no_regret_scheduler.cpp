@@ -3,7 +3,6 @@
 #include "no_regret_state.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -281,6 +280,8 @@ void NoRegretScheduler::want(unsigned groups) {
 // a key makes a device open, its halves on home tell whether any split of
 // it could gain (true: this launch runs in halves).
 bool NoRegretScheduler::count_toward_opening(KeyState& state) {
+  // Nothing opens in a run after openings lost (want()): no halves either.
+  if (app_opening_ == WarmStartStore::Opening::lost) return false;
   if (wanted_.load(std::memory_order_relaxed) >= app_groups_) return false;
   using Earlier = KeyState::Earlier;
   switch (state.earlier) {
@@ -304,30 +305,6 @@ bool NoRegretScheduler::count_toward_opening(KeyState& state) {
   if (state.halves == Halves::asked && state.launches <= state.halves_asked_at + P::kHalvesWait) return false;
   want(1);
   return false;
-}
-
-// Together, halves of a kernel whose time follows its work take what the
-// whole launch takes; those of a kernel that did not fill the device take
-// it each (its groups ran in one wave either way).
-void NoRegretScheduler::judge_halves(const LaunchKey& key, KeyState& state, const ChunkTiming& first,
-                                     const ChunkTiming& second) {
-  state.halves = KeyState::Halves::tested;
-  const DeviceState& home = state.devices[state.home];
-  const double whole = home.whole_seconds - home.whole_moved;
-  if (!(first.seconds > 0 && second.seconds > 0 && whole > 0)) return;
-  if (first.seconds + second.seconds < P::kIndivisible * whole) return;
-  state.indivisible = true;
-  run_for_opening_ = std::max(0.0, run_for_opening_ - state.counted_for_opening);
-  state.counted_for_opening = 0;
-  state.split = false;
-  state.whole_device = state.home;
-  state.split_blocked_until = std::numeric_limits<long>::max();
-  char why[160];
-  snprintf(why, sizeof why, "its halves on device %u took %.3f ms and %.3f ms against %.3f ms whole (one wave)",
-           state.home, first.seconds * 1e3, second.seconds * 1e3, whole * 1e3);
-  state.stopped_why = why;
-  state.split_stopped = true;
-  if (warm_start_) maybe_save(key, state, 0);
 }
 
 void NoRegretScheduler::set_ready(const std::vector<bool>& ready) {

@@ -203,7 +203,7 @@ class NoRegretScheduler final : public Scheduler {
   // sum reaches the opening cost, every device once a split won or a key's
   // stored decision is a split.
   bool count_toward_opening(KeyState& state);
-  void judge_halves(const LaunchKey& key, KeyState& state, const ChunkTiming& first, const ChunkTiming& second);
+  bool judged_halves(const LaunchKey& key, KeyState& state, const std::vector<ChunkTiming>& timings);
   // A split plan repeated for a while, of short launches: measured one
   // launch in kMeasureEvery (plan.set_wants_report(false) otherwise).
   void sample_settled_split(KeyState& state, StaticPlan& plan, const std::vector<uint64_t>& groups, long launch);

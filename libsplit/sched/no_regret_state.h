@@ -115,6 +115,7 @@ struct NoRegretScheduler::KeyState {
 
 // One real launch's seconds and groups per device.
 struct NoRegretScheduler::LaunchTimes {
+  explicit LaunchTimes(unsigned n) : groups(n, 0), kernel(n, 0.0), transfer(n, 0.0), busy(n, 0.0), idle(n, -1.0) {}
   std::vector<uint64_t> groups;
   std::vector<double> kernel, transfer, busy;
   std::vector<double> idle;  // before each device's first chunk (< 0: unknown)

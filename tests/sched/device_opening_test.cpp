@@ -285,8 +285,11 @@ TEST(DeviceOpening, ACommandWhoseEarlierRunSplitOpensEverythingAtItsFirstContext
   std::unique_ptr<Scheduler> s = closed_four(options);
   s->set_opening_cost(0.150);
   s->set_app("./3mm --iters 100");
-  for (int i = 0; i < 100; ++i) launch_whole(*s, dense, groups, 20e-3);
+  int halves = 0;
+  const LaunchKey fresh = key_named("mm_fresh", groups);  // nothing stored: it would ask
+  for (int i = 0; i < 100; ++i) launch_whole(*s, fresh, groups, 20e-3, -1, &halves);
   EXPECT_EQ(s->devices_wanted(), 0u) << "a command whose openings lost opened a device";
+  EXPECT_EQ(halves, 0) << "halves decide an opening: none where nothing opens";
   // A run that opened nothing keeps the verdict.
   s->end_run();
   std::unique_ptr<Scheduler> next = closed_four(options);
