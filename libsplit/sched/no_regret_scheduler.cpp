@@ -97,10 +97,10 @@ NoRegretScheduler::KeyState& NoRegretScheduler::state_for(const LaunchKey& key,
         state.next_groups = round_to_groups(stored->shares, numgroups);
       }
       using Earlier = KeyState::Earlier;
-      state.earlier = !stored->whole_device                  ? Earlier::split
-                      : *stored->whole_device != state.home ? Earlier::whole_elsewhere
-                      : stored->split_lost                  ? Earlier::split_lost
-                                                            : Earlier::whole_untried;
+      state.earlier = !stored->whole_device                    ? Earlier::split
+                      : *stored->whole_device != state.home   ? Earlier::whole_elsewhere
+                      : stored->split_lost && !retrying_lost_ ? Earlier::split_lost
+                                                              : Earlier::whole_untried;
       state.saved = std::move(stored);
     }
   }
@@ -133,6 +133,7 @@ void NoRegretScheduler::set_app(const std::string& command_line) {
       // Tried again as a command never seen (on demand); if it loses again,
       // twice as many runs before the next try.
       app_opening_ = WarmStartStore::Opening::unknown;
+      retrying_lost_ = true;
       retry_lost_after_ = std::min(2 * retry.after, P::kRetryLostMax);
       retry = {0, retry_lost_after_, retry.why};
     }
@@ -276,7 +277,8 @@ void NoRegretScheduler::want(unsigned groups) {
 // (ep's 121 ms loop on an H100 never pays for a second one), a long one
 // pays it once. A split stored by an earlier run paid off: every device at
 // once; a key stored whole after its split lost asks for none (nbody's
-// one-wave kernel); one stored whole untried counts like a new one. Before
+// one-wave kernel), but in a run that tries again after a lost verdict;
+// one stored whole untried counts like a new one. Before
 // a key makes a device open, its halves on home tell whether any split of
 // it could gain (true: this launch runs in halves).
 bool NoRegretScheduler::count_toward_opening(KeyState& state) {

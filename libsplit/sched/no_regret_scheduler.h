@@ -242,6 +242,10 @@ class NoRegretScheduler final : public Scheduler {
   unsigned app_groups_ = kAllGroups;  // the most groups it may open (paid for fewer)
   // A lost verdict written by this run waits this many runs before the next try.
   unsigned retry_lost_after_ = NoRegretPolicy::kRetryLostFirst;
+  // This run tries again after a lost verdict: kernels stored whole after
+  // their split lost count as untried (their loss may be the verdict's own
+  // misjudgement: 2mm's splits charged the openings' stalls).
+  bool retrying_lost_ = false;
   unsigned ready_generation_ = 0;
   // Ordered by the key's fields (home included): no string is built per
   // launch on this path.

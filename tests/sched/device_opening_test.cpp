@@ -500,6 +500,52 @@ TEST(DeviceOpening, ALostVerdictIsTriedAgainAfterFourRunsThenEight) {
   EXPECT_EQ(kept, 7u) << "runs kept whole before the second try";
 }
 
+// 2mm over 4 GPUs + CPU: a run that misjudged its splits (charged the
+// openings' stalls) stored its kernels whole after a lost split, and the
+// command lost. A key stored so asks for no device, so the try after four
+// runs must count it as untried, or the try would never open anything.
+TEST(DeviceOpening, ATryAfterALostVerdictCountsKernelsStoredLostAsUntried) {
+  TempStore store;
+  const SchedulerOptions& options = store.options;
+  const uint64_t groups = 512;
+  const LaunchKey key = key_named("mm_ab", groups);
+  const std::string command = "./2mm --iters 100";
+  {
+    // Its halves on home take half the time each, so the second GPU opens;
+    // the split wins its first launches, then its slice there takes 25 ms
+    // against 20 ms whole (the stall of an opening): the split loses, and
+    // what it saved does not pay for the opening.
+    std::unique_ptr<Scheduler> s = closed_four(options);
+    s->set_opening_cost(0.150);
+    s->set_app(command);
+    int slices = 0;
+    auto seconds = [&](const Chunk& ch) {
+      if (ch.device == 0) return 20e-3 * double(ch.group_count) / double(groups);
+      return ++slices <= 6 ? 10.5e-3 : 25e-3;
+    };
+    for (int i = 0; i < 40; ++i) {
+      launch_planned(*s, key, groups, seconds, 25e-3);
+      if (s->devices_wanted() > 0) s->set_ready({true, true, false, false});
+    }
+    s->end_run();
+  }
+  int kept = 0;
+  for (; kept < 10; ++kept) {
+    std::unique_ptr<Scheduler> s = closed_four(options);
+    s->set_opening_cost(0.150);
+    s->set_app(command);
+    int halves = 0;
+    for (int i = 0; i < 40; ++i) launch_whole(*s, key, groups, 20e-3, -1, &halves);
+    s->end_run();
+    if (s->devices_wanted() > 0) {
+      EXPECT_EQ(halves, 1) << "the try asks the key's halves first";
+      break;
+    }
+    EXPECT_EQ(halves, 0);
+  }
+  EXPECT_EQ(kept, 3) << "runs kept whole before the try";
+}
+
 TEST(DeviceOpening, AKeyWhoseSplitsWereDeclinedIsStoredAsLost) {
   TempStore store;
   const SchedulerOptions& options = store.options;
