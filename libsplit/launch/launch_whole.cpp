@@ -40,6 +40,23 @@ cl_int bring_arguments(const Launch& L, unsigned device, TransferStats* moved, d
   return CL_SUCCESS;
 }
 
+// The app's arguments (and exec info) on dk, the kernel that runs the
+// launch on `device`.
+cl_int set_launch_args(cl_kernel dk, const Launch& L, unsigned device) {
+  if (cl_int err = set_device_args(dk, L.args, device)) return err;
+  for (const auto& [param, bytes] : L.exec_info)
+    if (cl_int err = real().clSetKernelExecInfo(dk, param, bytes.size(), bytes.data())) return err;
+  return CL_SUCCESS;
+}
+
+// The device now holds the only current copy of all the launch may write.
+void wrote_all_on(const Launch& L, unsigned device) {
+  for (const BufferArg& b : L.buffers)
+    if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
+  for (const ImageArg& img : L.images)
+    if (img.writes) wrote_image_device(*img.mem->image, device);
+}
+
 // The launch in two halves on its own device, one after the other on its
 // in-order queue (LaunchPlan::halves_on_home): the same work-items, through
 // the partition-ready kernel's offsets, both halves timed for the scheduler.
@@ -49,10 +66,8 @@ cl_int run_halves(const Launch& L, unsigned device, double transfer, uint64_t by
   *ran = false;
   cl_int err = CL_SUCCESS;
   cl_kernel dk = device_kernel(L.kernel, device, &err);
-  if (!dk || !kernel_takes_local_size(L, dk, device) || set_device_args(dk, L.args, device) != CL_SUCCESS)
+  if (!dk || !kernel_takes_local_size(L, dk, device) || set_launch_args(dk, L, device) != CL_SUCCESS)
     return CL_SUCCESS;
-  for (const auto& [param, bytes] : L.exec_info)
-    if (real().clSetKernelExecInfo(dk, param, bytes.size(), bytes.data()) != CL_SUCCESS) return CL_SUCCESS;
   const uint64_t half = L.total_groups / 2;
   const sched::Chunk first{device, 0, half}, second{device, half, L.total_groups - half};
   cl_command_queue dq = rt.devices[device].queue;
@@ -65,10 +80,7 @@ cl_int run_halves(const Launch& L, unsigned device, double transfer, uint64_t by
     real().clReleaseEvent(first_done);
     return err;
   }
-  for (const BufferArg& b : L.buffers)
-    if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
-  for (const ImageArg& img : L.images)
-    if (img.writes) wrote_image_device(*img.mem->image, device);
+  wrote_all_on(L, device);
   real().clFlush(dq);
   if ((L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed())
     device_to_host_ns(device, 0);  // measures the clock offset once, here
@@ -112,8 +124,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   // In halves only where they run the same work-items as whole would: the
   // partition-ready kernel, a uniform NDRange, the local size the app gave.
   if (plan && plan->halves_on_home() && device == L.queue->home && L.compiled && L.spec.uniform &&
-      !L.spec.local_chosen && L.total_groups >= 2)
-  {
+      !L.spec.local_chosen && L.total_groups >= 2) {
     bool ran = false;
     cl_int err = run_halves(L, device, transfer, moved.bytes_to_device, &ran);
     if (ran) return err;
@@ -123,9 +134,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   bool original = false;
   cl_kernel dk = whole_kernel(L.kernel, device, &err, &original);
   if (!dk) return err;
-  if ((err = set_device_args(dk, L.args, device))) return err;
-  for (const auto& [param, bytes] : L.exec_info)
-    if ((err = real().clSetKernelExecInfo(dk, param, bytes.size(), bytes.data()))) return err;
+  if ((err = set_launch_args(dk, L, device))) return err;
   const sched::Chunk chunk{device, 0, L.total_groups};
   cl_command_queue dq = rt.devices[device].queue;
   // What the app or libsplit needs to see of the kernel's end decides how
@@ -140,10 +149,7 @@ cl_int run_whole(const Launch& L, unsigned device, sched::LaunchPlan* plan) {
   const bool callback = traced || profiled || injected_slowdown(device, L.id, L.kernel->name) != 1.0;
   cl_event done = nullptr;
   if ((err = launch_chunk(dq, dk, L, chunk, measure || callback ? &done : nullptr, original))) return err;
-  for (const BufferArg& b : L.buffers)
-    if (b.writes) wrote_device(*b.mem->store, device, root_range(b.mem, 0, b.mem->size));
-  for (const ImageArg& img : L.images)
-    if (img.writes) wrote_image_device(*img.mem->image, device);
+  wrote_all_on(L, device);
   real().clFlush(dq);
   if (!callback) {
     if (measure) watch_whole_launch(L.key, L.id, device, L.total_groups, done, transfer);
