@@ -95,7 +95,8 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
   for (const ChunkTiming& timing : timings) {
     const unsigned d = timing.chunk.device;
     if (d >= n) continue;
-    if (t.groups[d] == 0) t.idle[d] = timing.idle_before;
+    if (t.groups[d] == 0) t.idle[d] = timing.idle_before, t.first[d] = timing.chunk.first_group;
+    ++t.chunks[d];
     t.groups[d] += timing.chunk.group_count;
     t.kernel[d] += timing.seconds;
     t.transfer[d] += timing.transfer_seconds;
@@ -321,6 +322,70 @@ bool NoRegretScheduler::split_lost(const LaunchKey& key, KeyState& state, double
   return false;
 }
 
+// How far off each model's prediction of this launch's times is, before
+// either learns from it: the profile's, and the solvers' (each device's time
+// per group as at its last launch).
+void NoRegretScheduler::score_models(KeyState& state, const LaunchTimes& t, const std::vector<unsigned>& active) {
+  double profile_error = 0, flat_error = 0;
+  for (unsigned d : active) {
+    const double measured = t.busy[d], speed = state.seconds_per_work[d], per_group = state.last_busy_per_group[d];
+    if (!(measured > 0 && speed > 0 && per_group > 0 && state.profile.known())) return;
+    const double profiled = speed * state.profile.work(t.first[d], t.groups[d]) + t.transfer[d];
+    profile_error = std::max(profile_error, std::fabs(profiled / measured - 1));
+    flat_error = std::max(flat_error, std::fabs(per_group * double(t.groups[d]) / measured - 1));
+  }
+  auto smooth = [](double& error, double now) { error = error < 0 ? now : 0.5 * (error + now); };
+  smooth(state.profile_error, profile_error);
+  smooth(state.flat_error, flat_error);
+}
+
+// A device's time on its slice is its speed (seconds per unit of work) times
+// the slice's work: one equation, two unknowns. Speeds are taken as fixed
+// (home and its twins 1, another device priced once, at its first slice, by
+// the work its neighbours measured there), and every time teaches the work of
+// its slice. Where that is wrong (a load step, work moving along the groups
+// as N-body's masses do) the profile predicts no better than the solvers,
+// whose case it is: the profile's split is taken only where it predicts the
+// launches clearly better (a fixed irregular shape, Mandelbrot's).
+std::vector<double> NoRegretScheduler::balance_on_profile(KeyState& state, const LaunchTimes& t,
+                                                          const std::vector<unsigned>& active,
+                                                          uint64_t numgroups, double band) const {
+  const unsigned n = unsigned(devices_.size());
+  WorkProfile& profile = state.profile;
+  if (profile.numgroups() != numgroups) {
+    profile.reset(numgroups);
+    state.seconds_per_work.assign(n, 0.0);
+    state.last_busy_per_group.assign(n, 0.0);
+    state.profile_error = state.flat_error = -1;
+  }
+  std::vector<double>& speed = state.seconds_per_work;
+  for (unsigned d : active) {
+    if (t.chunks[d] != 1) return {};  // a slice in pieces: no position to learn from
+    if (speed[d] == 0 && (d == state.home || state.devices[d].twin)) speed[d] = 1;
+  }
+  score_models(state, t, active);
+  // Known devices tell the work of their slices; a device new to the split
+  // is then priced by the work its neighbours measured there.
+  for (bool known : {true, false})
+    for (unsigned d : active) {
+      if ((speed[d] > 0) != known) continue;
+      if (!known) {
+        const double work = profile.work(t.first[d], t.groups[d]);
+        speed[d] = work > 0 ? t.kernel[d] / work : 1;
+      }
+      profile.learn(t.first[d], t.groups[d], t.kernel[d] / speed[d]);
+      state.last_busy_per_group[d] = t.busy[d] / double(t.groups[d]);
+    }
+  if (!(state.flat_error > std::max(band, P::kProfileMinError) && 2 * state.profile_error < state.flat_error))
+    return {};
+  std::vector<double> per_work(n, 0.0), per_group(n, 0.0);
+  for (unsigned d : active) per_work[d] = speed[d], per_group[d] = t.transfer[d] / double(t.groups[d]);
+  const std::vector<uint64_t> groups = profile.balance(per_work, per_group);
+  std::vector<double> shares;
+  for (unsigned d : active) shares.push_back(double(groups[d]) / double(numgroups));
+  return shares;
+}
+
 void NoRegretScheduler::rebalance(KeyState& state, const LaunchTimes& t, uint64_t numgroups,
                                   double makespan, double band) {
   const unsigned n = unsigned(devices_.size());
@@ -343,6 +408,8 @@ void NoRegretScheduler::rebalance(KeyState& state, const LaunchTimes& t, uint64_
     if (t.busy[active[i]] > t.busy[active[bottleneck]]) bottleneck = unsigned(i);
   }
   std::vector<double> proposal = normalized(state.solver->next(x, f));
+  if (std::vector<double> profiled = balance_on_profile(state, t, active, numgroups, band); !profiled.empty())
+    proposal = std::move(profiled);
   SplitLaunch seen;
   seen.x = x;
   seen.f = f;

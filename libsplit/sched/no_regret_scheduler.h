@@ -35,6 +35,10 @@ class StaticPlan;
 struct NoRegretPolicy {
   // A split's upper-bound makespan must beat the best whole launch by this.
   static constexpr double kSplitMargin = 0.02;
+  // The work profile's split replaces the solver's where the solver's
+  // predictions are off by more than this (and the launch's noise band) and
+  // twice the profile's (work_profile.h).
+  static constexpr double kProfileMinError = 0.05;
   // Whole on a non-home device must beat home by this (probe-measured).
   static constexpr double kWholeMargin = 0.10;
   // Confidence bounds: this many measured relative sigmas.
@@ -186,6 +190,13 @@ class NoRegretScheduler final : public Scheduler {
                   double band, uint64_t numgroups);
   // The next split: the solver's step behind the cliff guard, capped.
   void rebalance(KeyState& state, const LaunchTimes& t, uint64_t numgroups, double makespan, double band);
+  // The shares of `active` (in order) that balance their predicted times
+  // over the work profile learned from this launch and the earlier ones
+  // (work_profile.h); empty where it cannot tell.
+  std::vector<double> balance_on_profile(KeyState& state, const LaunchTimes& t,
+                                         const std::vector<unsigned>& active, uint64_t numgroups,
+                                         double band) const;
+  static void score_models(KeyState& state, const LaunchTimes& t, const std::vector<unsigned>& active);
   void finish_split_plan(KeyState& state, std::vector<uint64_t> groups, uint64_t numgroups);
   // Brings the key's view of the ready devices up to date (set_ready): a
   // split that uses a device not ready, or that a newly ready twin could

@@ -12,6 +12,7 @@
 #include "no_regret_scheduler.h"
 #include "solvers.h"
 #include "warm_start.h"
+#include "work_profile.h"
 
 namespace libsplit::sched {
 
@@ -82,6 +83,15 @@ struct NoRegretScheduler::KeyState {
   std::vector<uint64_t> next_groups;
   std::vector<unsigned> active;  // devices of the current split, solver order
   std::unique_ptr<GranularitySolver> solver;
+  // Where the work lies along the groups (balance_on_profile), each
+  // device's seconds per unit of it (home and its twins 1; 0 = not known),
+  // its busy seconds per group at its latest slice; how far off each model's prediction of a split launch's
+  // times was (smoothed relative error; < 0: not yet known): the profile's,
+  // and the solvers' (a device's time per group stays).
+  WorkProfile profile;
+  std::vector<double> seconds_per_work;
+  std::vector<double> last_busy_per_group;
+  double profile_error = -1, flat_error = -1;
   long split_blocked_until = 0;
   unsigned split_failures = 0;
   bool trusted_split = false;  // twins or a verified warm start
@@ -115,8 +125,11 @@ struct NoRegretScheduler::KeyState {
 
 // One real launch's seconds and groups per device.
 struct NoRegretScheduler::LaunchTimes {
-  explicit LaunchTimes(unsigned n) : groups(n, 0), kernel(n, 0.0), transfer(n, 0.0), busy(n, 0.0), idle(n, -1.0) {}
+  explicit LaunchTimes(unsigned n)
+      : groups(n, 0), first(n, 0), chunks(n, 0), kernel(n, 0.0), transfer(n, 0.0), busy(n, 0.0), idle(n, -1.0) {}
   std::vector<uint64_t> groups;
+  std::vector<uint64_t> first;   // of the device's first chunk
+  std::vector<unsigned> chunks;  // chunks the device ran
   std::vector<double> kernel, transfer, busy;
   std::vector<double> idle;  // before each device's first chunk (< 0: unknown)
 };

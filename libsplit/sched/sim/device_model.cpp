@@ -129,7 +129,7 @@ void two_devices(Model& m, double ratio, bool slow_home) {
 
 std::vector<std::string> model_names() {
   return {"hetero2", "hetero3", "hetero4", "spmv",      "cliff",     "tiny",
-          "membound", "noisy",  "many",    "drift-load", "drift-mass", "irregular"};
+          "membound", "noisy",  "many",    "drift-load", "drift-mass", "irregular", "bump-4gpu"};
 }
 
 namespace {
@@ -213,6 +213,26 @@ bool comparison_model(const std::string& name, unsigned devices, Model& m, std::
   return true;
 }
 
+// Mandelbrot at `large` over 4 H100: 384 rows of work-groups, the set's
+// interior in the middle rows (a middle quarter weighs ~8x an outer one), the
+// same rows at every launch. False when `name` is not it.
+bool twin_gpus_model(const std::string& name, Model& m) {
+  if (name != "bump-4gpu") return false;
+  m.description = "4 identical GPUs, 384 groups, a fixed bump in the middle (up to 12x heavier)";
+  m.numgroups = 384;
+  for (int i = 0; i < 4; ++i) {
+    DeviceModel gpu = device("gpu", true, 10, 10e-6);
+    gpu.seconds_per_group = 2.2e-6;
+    gpu.split_overhead = 5e-6;
+    m.devices.push_back(gpu);
+  }
+  m.hot_start = 0.5;
+  m.hot_width = 0.5;
+  m.hot_weight = 12;
+  m.noise = 0.01;
+  return true;
+}
+
 // The two-device models of the no-regret table other than ratio-* and
 // slowhome-* (regret_model_names()); false when `name` is none of them.
 bool two_device_model(const std::string& name, Model& m) {
@@ -290,7 +310,7 @@ bool make_model(const std::string& name, unsigned devices, Model* out, std::stri
     *out = std::move(m);
     return true;
   }
-  if (!comparison_model(name, devices, m, error) && !two_device_model(name, m)) {
+  if (!comparison_model(name, devices, m, error) && !two_device_model(name, m) && !twin_gpus_model(name, m)) {
     if (error) *error = "unknown model '" + name + "'";
     return false;
   }
