@@ -207,13 +207,34 @@ void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
   // on, whose transfers recur. Where it does not (a 0.15 ms stencil that
   // staged 151 MB), it counts: the split goes back to whole.
   if (devices_used <= 1) return;
+  std::vector<Chunk> slices;
+  for (unsigned d = 0; d < n; ++d)
+    if (t.groups[d] > 0) slices.push_back({d, t.first[d], t.groups[d]});
+  // Slices far from the last split's (after whole, or a new partition) move
+  // what they will keep once too: mandelbrot over 4 H100 gave up every split
+  // it tried after a whole stretch, each judged with the 50 MB a device
+  // fetched for it (6.6 ms against 4.3 ms whole, where the split runs 2.0 ms
+  // a launch). Charged only within the exploration budget, and not for the
+  // few groups a rebalancing step moves: those steps come at every launch.
+  uint64_t kept = 0;
+  for (const Chunk& now : slices)
+    for (const Chunk& before : state.reported_split)
+      if (now.device == before.device)
+        kept += std::max<int64_t>(0, int64_t(std::min(now.first_group + now.group_count,
+                                                      before.first_group + before.group_count)) -
+                                         int64_t(std::max(now.first_group, before.first_group)));
+  const bool moved_slices = double(launch_groups - std::min(kept, launch_groups)) >= P::kMovedSlices * double(launch_groups);
+  state.reported_split = std::move(slices);
   std::vector<double> staging(n, 0.0);
   double first_staging = 0, makespan_after = 0;
+  bool first_ever = false;
   for (unsigned d = 0; d < n; ++d) {
     if (t.groups[d] == 0) continue;
     // The first split launch after a device joined moves data between all
     // of them (the shares changed): one-off too.
-    if (state.devices[d].split_launches++ == 0 || state.regrown) staging[d] = t.transfer[d];
+    const bool first = state.devices[d].split_launches++ == 0 || state.regrown;
+    first_ever = first_ever || first;
+    if (first || moved_slices) staging[d] = t.transfer[d];
     first_staging = std::max(first_staging, staging[d]);
     makespan_after = std::max(makespan_after, t.busy[d] - staging[d]);
   }
@@ -224,7 +245,8 @@ void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
     whole = t.kernel[state.home] / double(t.groups[state.home]) * double(launch_groups);
   const double gain = whole - makespan_after;
   const double payback = std::max(P::kStagingPaybackLaunches, double(state.launches));
-  if (first_staging > 0 && first_staging <= payback * gain) {
+  const bool within_budget = first_ever || state.spent + first_staging <= allowed_budget(state);
+  if (first_staging > 0 && first_staging <= payback * gain && within_budget) {
     for (unsigned d = 0; d < n; ++d) t.busy[d] -= staging[d], t.transfer[d] -= staging[d];
     state.spent += first_staging;
   }
@@ -252,6 +274,7 @@ void NoRegretScheduler::report_whole(const LaunchKey& key, KeyState& state, unsi
                                      double idle_before) {
   if (device_index == state.home && idle_before >= 0)
     state.whole_idle = state.whole_idle < 0 ? idle_before : 0.5 * (state.whole_idle + idle_before);
+  state.reported_split.clear();
   DeviceState& device = state.devices[device_index];
   device.kernel.add(numgroups, kernel_seconds);
   const double recurring = std::min(transfer_seconds, device.last_whole_transfer);
@@ -357,6 +380,7 @@ std::vector<double> NoRegretScheduler::balance_on_profile(KeyState& state, const
     state.seconds_per_work.assign(n, 0.0);
     state.last_busy_per_group.assign(n, 0.0);
     state.profile_error = state.flat_error = -1;
+    state.on_profile = false;
   }
   std::vector<double>& speed = state.seconds_per_work;
   for (unsigned d : active) {
@@ -376,8 +400,15 @@ std::vector<double> NoRegretScheduler::balance_on_profile(KeyState& state, const
       profile.learn(t.first[d], t.groups[d], t.kernel[d] / speed[d]);
       state.last_busy_per_group[d] = t.busy[d] / double(t.groups[d]);
     }
-  if (!(state.flat_error > std::max(band, P::kProfileMinError) && 2 * state.profile_error < state.flat_error))
-    return {};
+  // Once taken, the profile stays until it predicts clearly worse: with the
+  // split kept (owner computes keeps a partition while a change would not
+  // pay its moves back) both predict the same times, and a solver step from
+  // there restarted the oscillation (mandelbrot over 4 H100, session 8 call 1).
+  const double floor = std::max(band, P::kProfileMinError);
+  if (state.on_profile ? state.profile_error > floor && 2 * state.flat_error < state.profile_error
+                       : state.flat_error > floor && 2 * state.profile_error < state.flat_error)
+    state.on_profile = !state.on_profile;
+  if (!state.on_profile) return {};
   std::vector<double> per_work(n, 0.0), per_group(n, 0.0);
   for (unsigned d : active) per_work[d] = speed[d], per_group[d] = t.transfer[d] / double(t.groups[d]);
   const std::vector<uint64_t> groups = profile.balance(per_work, per_group);

@@ -39,6 +39,10 @@ struct NoRegretPolicy {
   // predictions are off by more than this (and the launch's noise band) and
   // twice the profile's (work_profile.h).
   static constexpr double kProfileMinError = 0.05;
+  // A split launch whose slices moved at least this share of the groups
+  // from the last split's (or from whole) moved its data once
+  // (charge_first_staging).
+  static constexpr double kMovedSlices = 0.10;
   // Whole on a non-home device must beat home by this (probe-measured).
   static constexpr double kWholeMargin = 0.10;
   // Confidence bounds: this many measured relative sigmas.

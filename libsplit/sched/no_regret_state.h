@@ -92,6 +92,10 @@ struct NoRegretScheduler::KeyState {
   std::vector<double> seconds_per_work;
   std::vector<double> last_busy_per_group;
   double profile_error = -1, flat_error = -1;
+  bool on_profile = false;  // the profile's splits are taken (balance_on_profile)
+  // The slices of the latest split launch reported (empty after a whole
+  // one): a launch on other slices moved data once (charge_first_staging).
+  std::vector<Chunk> reported_split;
   long split_blocked_until = 0;
   unsigned split_failures = 0;
   bool trusted_split = false;  // twins or a verified warm start
