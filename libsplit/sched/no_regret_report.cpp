@@ -217,12 +217,16 @@ void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
   // a launch). Charged only within the exploration budget, and not for the
   // few groups a rebalancing step moves: those steps come at every launch.
   uint64_t kept = 0;
-  for (const Chunk& now : slices)
+  for (const Chunk& now : slices) {
+    uint64_t held = 0;
     for (const Chunk& before : state.reported_split)
       if (now.device == before.device)
-        kept += std::max<int64_t>(0, int64_t(std::min(now.first_group + now.group_count,
+        held += std::max<int64_t>(0, int64_t(std::min(now.first_group + now.group_count,
                                                       before.first_group + before.group_count)) -
                                          int64_t(std::max(now.first_group, before.first_group)));
+    t.moved[now.device] = now.group_count - std::min(held, now.group_count);
+    kept += held;
+  }
   const bool moved_slices = double(launch_groups - std::min(kept, launch_groups)) >= P::kMovedSlices * double(launch_groups);
   state.reported_split = std::move(slices);
   std::vector<double> staging(n, 0.0);
@@ -417,6 +421,18 @@ std::vector<double> NoRegretScheduler::balance_on_profile(KeyState& state, const
   return shares;
 }
 
+// A device's busy seconds as the solvers balance them: its transfers where
+// they recur, not the one-off moves of groups new to its slice. Counted, the
+// moves of one rebalancing step made the device that received groups look
+// slower, the next step gave them back, and the split swapped a few groups
+// back and forth at every launch, paying their moves each time.
+double NoRegretScheduler::balanced_busy(KeyState& state, const LaunchTimes& t, unsigned d) {
+  if (state.recurring_transfer.size() != t.groups.size()) state.recurring_transfer.assign(t.groups.size(), 0.0);
+  double& per_group = state.recurring_transfer[d];
+  if (t.moved[d] == 0) per_group = t.transfer[d] / double(t.groups[d]);
+  return t.kernel[d] + per_group * double(t.groups[d]);
+}
+
 void NoRegretScheduler::rebalance(KeyState& state, const LaunchTimes& t, uint64_t numgroups,
                                   double makespan, double band) {
   const unsigned n = unsigned(devices_.size());
@@ -434,7 +450,7 @@ void NoRegretScheduler::rebalance(KeyState& state, const LaunchTimes& t, uint64_
   unsigned bottleneck = 0;
   for (size_t i = 0; i < m; ++i) {
     x[i] = double(t.groups[active[i]]) / double(numgroups);
-    f[i] = t.busy[active[i]] / double(t.groups[active[i]]);
+    f[i] = balanced_busy(state, t, active[i]) / double(t.groups[active[i]]);
     kernel_f[i] = t.kernel[active[i]] / double(t.groups[active[i]]);
     if (t.busy[active[i]] > t.busy[active[bottleneck]]) bottleneck = unsigned(i);
   }

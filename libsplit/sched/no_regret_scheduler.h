@@ -201,6 +201,7 @@ class NoRegretScheduler final : public Scheduler {
                                          const std::vector<unsigned>& active, uint64_t numgroups,
                                          double band) const;
   static void score_models(KeyState& state, const LaunchTimes& t, const std::vector<unsigned>& active);
+  static double balanced_busy(KeyState& state, const LaunchTimes& t, unsigned d);
   void finish_split_plan(KeyState& state, std::vector<uint64_t> groups, uint64_t numgroups);
   // Brings the key's view of the ready devices up to date (set_ready): a
   // split that uses a device not ready, or that a newly ready twin could

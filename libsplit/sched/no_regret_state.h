@@ -96,6 +96,9 @@ struct NoRegretScheduler::KeyState {
   // The slices of the latest split launch reported (empty after a whole
   // one): a launch on other slices moved data once (charge_first_staging).
   std::vector<Chunk> reported_split;
+  // Each device's transfer seconds per group at its latest launch on the
+  // slice it already held: what recurs (balanced_busy).
+  std::vector<double> recurring_transfer;
   long split_blocked_until = 0;
   unsigned split_failures = 0;
   bool trusted_split = false;  // twins or a verified warm start
@@ -130,9 +133,11 @@ struct NoRegretScheduler::KeyState {
 // One real launch's seconds and groups per device.
 struct NoRegretScheduler::LaunchTimes {
   explicit LaunchTimes(unsigned n)
-      : groups(n, 0), first(n, 0), chunks(n, 0), kernel(n, 0.0), transfer(n, 0.0), busy(n, 0.0), idle(n, -1.0) {}
+      : groups(n, 0), first(n, 0), moved(n, 0), chunks(n, 0), kernel(n, 0.0), transfer(n, 0.0), busy(n, 0.0),
+        idle(n, -1.0) {}
   std::vector<uint64_t> groups;
   std::vector<uint64_t> first;   // of the device's first chunk
+  std::vector<uint64_t> moved;   // groups it did not run at the last split launch (charge_first_staging)
   std::vector<unsigned> chunks;  // chunks the device ran
   std::vector<double> kernel, transfer, busy;
   std::vector<double> idle;  // before each device's first chunk (< 0: unknown)

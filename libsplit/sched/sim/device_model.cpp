@@ -129,7 +129,7 @@ void two_devices(Model& m, double ratio, bool slow_home) {
 
 std::vector<std::string> model_names() {
   return {"hetero2", "hetero3", "hetero4", "spmv",      "cliff",     "tiny",
-          "membound", "noisy",  "many",    "drift-load", "drift-mass", "irregular", "bump-4gpu"};
+          "membound", "noisy",  "many",    "drift-load", "drift-mass", "irregular", "bump-4gpu", "bump-4gpu-moves"};
 }
 
 namespace {
@@ -217,7 +217,7 @@ bool comparison_model(const std::string& name, unsigned devices, Model& m, std::
 // interior in the middle rows (a middle quarter weighs ~8x an outer one), the
 // same rows at every launch. False when `name` is not it.
 bool twin_gpus_model(const std::string& name, Model& m) {
-  if (name != "bump-4gpu") return false;
+  if (name != "bump-4gpu" && name != "bump-4gpu-moves") return false;
   m.description = "4 identical GPUs, 384 groups, a fixed bump in the middle (up to 12x heavier)";
   m.numgroups = 384;
   for (int i = 0; i < 4; ++i) {
@@ -230,6 +230,12 @@ bool twin_gpus_model(const std::string& name, Model& m) {
   m.hot_width = 0.5;
   m.hot_weight = 12;
   m.noise = 0.01;
+  if (name == "bump-4gpu-moves") {
+    // Its output through pinned host memory: a quarter of it (50 MB) took
+    // ~5 ms to reach another H100, ~5x the time to compute it.
+    m.move_per_group = 52e-6;
+    m.description += "; a group's output moves in 52 us to a device that did not hold it";
+  }
   return true;
 }
 

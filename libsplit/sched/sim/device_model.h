@@ -47,6 +47,10 @@ struct Model {
   // * t (wrapping).
   double hot_width = 0, hot_weight = 1, hot_start = 0, hot_speed = 0;
   bool hot_random = false;  // the bump jumps to a random place at every launch
+  // Seconds to move one group's data to a device that did not hold it
+  // (it ran elsewhere at the last launch; home holds everything at first):
+  // a one-off cost when the slices change, none while they stay.
+  double move_per_group = 0;
   double noise = 0;  // relative standard deviation of measured times
   // The device the app's own queue targets (LaunchKey::home); make_model
   // sets it to the fastest device unless the model says otherwise.

@@ -24,7 +24,7 @@ class Simulation {
  public:
   Simulation(Scheduler& scheduler, const Model& model, const SimulationOptions& options)
       : scheduler_(scheduler), model_(model), n_(unsigned(model.devices.size())), numgroups_(model.numgroups),
-        key_(options.key), random_(options.seed), free_at_(n_, 0.0) {
+        key_(options.key), random_(options.seed), free_at_(n_, 0.0), holder_(numgroups_, model.home) {
     key_.global[key_.split_dim] = numgroups_ * key_.local[key_.split_dim];
     key_.home = model.home;
   }
@@ -56,6 +56,7 @@ class Simulation {
   std::normal_distribution<double> gauss_{0.0, 1.0};
   double now_ = 0;               // global clock: start of the launch
   std::vector<double> free_at_;  // when each device finishes its probe
+  std::vector<unsigned> holder_;
   std::vector<RunningProbe> running_;
 };
 
@@ -129,6 +130,11 @@ void Simulation::run_chunks(LaunchPlan& plan, const WorkProfile& work, unsigned 
       ++covered[g];
     ChunkCost cost = chunk_cost(model_, work, d, chunk->first_group, chunk->group_count,
                                 launch, split);
+    // Groups whose output another device holds move here first, once.
+    uint64_t moved = 0;
+    for (uint64_t g = chunk->first_group; g < chunk->first_group + chunk->group_count; ++g)
+      moved += holder_[g] != d, holder_[g] = d;
+    cost.transfer += model_.move_per_group * double(moved);
     ChunkTiming timing{*chunk, noisy(cost.kernel), noisy(cost.transfer)};
     result.device_seconds[d] += timing.seconds + timing.transfer_seconds;
     true_clock[d] += cost.total();
