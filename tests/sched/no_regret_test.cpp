@@ -102,46 +102,56 @@ TEST(NoRegret, AFixedBumpWhoseDataMovesOnceStaysSplit) {
   }
 }
 
-// A split tried again after a whole stretch moves its slices' data once
-// (the groups another device held at the previous launch). Judged with
-// those moves, every try lost (mandelbrot over 4 H100 + CPU, session 8: 6.6
-// ms against 4.3 ms whole where the split ran 2.0 ms a launch, given up at
-// each try); judged without them, the split stays.
-TEST(NoRegret, ASplitTriedAgainIsNotJudgedByTheDataItMovedOnce) {
-  const std::vector<DeviceInfo> twins(2, DeviceInfo{"gpu", true, 132, 1980});
-  std::unique_ptr<Scheduler> s = make_scheduler("auto", twins, SchedulerOptions{});
+// Two twin GPUs over 100 groups whose data stays where it was computed:
+// 0.1 ms a group of work, 0.1 ms a group moved in from the device that held
+// it at the previous launch (home holds everything at first).
+struct TwinsHoldingData {
+  std::unique_ptr<Scheduler> s =
+      make_scheduler("auto", std::vector<DeviceInfo>(2, DeviceInfo{"gpu", true, 132, 1980}), SchedulerOptions{});
   LaunchKey key;
-  key.kernel = "moves_once";
-  key.global[0] = 100 * 64;
-  key.local[0] = 64;
-  std::vector<unsigned> holder(100, 0);  // home holds everything at first
-  // 0.1 ms a group of work, 0.1 ms a group moved in.
-  auto run = [&](const Chunk& ch) {
+  std::vector<unsigned> holder = std::vector<unsigned>(100, 0);
+  explicit TwinsHoldingData(const std::string& kernel) {
+    key.kernel = kernel;
+    key.global[0] = 100 * 64;
+    key.local[0] = 64;
+  }
+  // The chunk run (kernel seconds times `slower`) and what it moved in.
+  ChunkTiming run(const Chunk& ch, double slower = 1) {
     uint64_t moved = 0;
     for (uint64_t g = ch.first_group; g < ch.first_group + ch.group_count; ++g)
       moved += holder[g] != ch.device, holder[g] = ch.device;
-    return ChunkTiming{ch, 1e-4 * double(ch.group_count), 1e-4 * double(moved)};
-  };
+    return ChunkTiming{ch, 1e-4 * double(ch.group_count) * slower, 1e-4 * double(moved)};
+  }
+  void report(const LaunchPlan& plan, const std::vector<ChunkTiming>& timings) {
+    s->report(key, timings);
+    for (const Chunk& p : plan.probes()) s->report_probe(key, {p, 1e-4 * double(p.group_count), 0});
+  }
+};
+
+// A split tried again after a whole stretch moves its slices' data once.
+// Judged with those moves, every try lost (mandelbrot over 4 H100 + CPU,
+// session 8: 6.6 ms against 4.3 ms whole where the split ran 2.0 ms a
+// launch, given up at each try); judged without them, the split stays.
+TEST(NoRegret, ASplitTriedAgainIsNotJudgedByTheDataItMovedOnce) {
+  TwinsHoldingData twins("moves_once");
   unsigned split_launches = 0, declined_at = 0;
   for (unsigned launch = 0; launch < 250; ++launch) {
-    std::unique_ptr<LaunchPlan> plan = s->plan(key, 100);
+    std::unique_ptr<LaunchPlan> plan = twins.s->plan(twins.key, 100);
     std::vector<ChunkTiming> timings;
     const bool split = plan->whole_device() == std::nullopt;
     if (split && declined_at == 0 && launch >= 150) {
       // The runtime declines a split once (its moves would not pay back,
       // as owner computes judged them): whole on home, whose next launches
       // the scheduler plans whole for a while.
-      s->split_declined(key);
+      twins.s->split_declined(twins.key);
       declined_at = launch;
-      timings.push_back(run({0, 0, 100}));
+      timings.push_back(twins.run({0, 0, 100}));
     } else {
       for (unsigned d = 0; d < 2; ++d)
-        while (std::optional<Chunk> ch = plan->next(d)) timings.push_back(run(*ch));
+        while (std::optional<Chunk> ch = plan->next(d)) timings.push_back(twins.run(*ch));
       if (launch >= 200) split_launches += split;
     }
-    if (getenv("DBG")) { printf("%u %s", launch, split ? "split" : "whole"); for (auto& t : timings) printf(" d%u:%llu/%.2f+%.2f", t.chunk.device, (unsigned long long)t.chunk.group_count, t.seconds*1e3, t.transfer_seconds*1e3); for (auto& p : plan->probes()) printf(" probe d%u:%llu", p.device, (unsigned long long)p.group_count); printf(" %s\n", std::string(plan->why_whole()).c_str()); }
-    s->report(key, timings);
-    for (const Chunk& p : plan->probes()) s->report_probe(key, {p, 1e-4 * double(p.group_count), 0});
+    twins.report(*plan, timings);
   }
   EXPECT_GT(declined_at, 0u);
   EXPECT_GE(split_launches, 45u);
@@ -153,30 +163,18 @@ TEST(NoRegret, ASplitTriedAgainIsNotJudgedByTheDataItMovedOnce) {
 // paying their moves each time (8 % of the launch). Balanced on what recurs,
 // it settles.
 TEST(NoRegret, ASplitDoesNotSwapGroupsBackAndForthOverTheirMoves) {
-  const std::vector<DeviceInfo> twins(2, DeviceInfo{"gpu", true, 132, 1980});
-  std::unique_ptr<Scheduler> s = make_scheduler("auto", twins, SchedulerOptions{});
-  LaunchKey key;
-  key.kernel = "swaps";
-  key.global[0] = 100 * 64;
-  key.local[0] = 64;
-  std::vector<unsigned> holder(100, 0);
+  TwinsHoldingData twins("swaps");
   unsigned moving_launches = 0;
   for (unsigned launch = 0; launch < 100; ++launch) {
-    std::unique_ptr<LaunchPlan> plan = s->plan(key, 100);
+    std::unique_ptr<LaunchPlan> plan = twins.s->plan(twins.key, 100);
     std::vector<ChunkTiming> timings;
     bool moved_any = false;
     for (unsigned d = 0; d < 2; ++d)
       while (std::optional<Chunk> ch = plan->next(d)) {
-        uint64_t moved = 0;
-        for (uint64_t g = ch->first_group; g < ch->first_group + ch->group_count; ++g)
-          moved += holder[g] != d, holder[g] = d;
-        // Home 3x slower for one launch.
-        const double kernel = 1e-4 * double(ch->group_count) * (launch == 5 && d == 0 ? 3 : 1);
-        timings.push_back({*ch, kernel, 1e-4 * double(moved)});
-        moved_any = moved_any || moved > 0;
+        timings.push_back(twins.run(*ch, launch == 5 && d == 0 ? 3 : 1));  // home 3x slower once
+        moved_any = moved_any || timings.back().transfer_seconds > 0;
       }
-    s->report(key, timings);
-    for (const Chunk& p : plan->probes()) s->report_probe(key, {p, 1e-4 * double(p.group_count), 0});
+    twins.report(*plan, timings);
     if (launch >= 20) moving_launches += moved_any;
   }
   EXPECT_LE(moving_launches, 2u);
