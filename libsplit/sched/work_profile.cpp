@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "monotone_search.h"
+
 namespace libsplit::sched {
 
 void WorkProfile::reset(uint64_t numgroups) {
@@ -29,7 +31,7 @@ double WorkProfile::work_before(uint64_t g) const {
   const std::vector<double>& p = prefix();
   if (g >= numgroups_) return p.back();
   const uint64_t b = bin_of(g);
-  return p[b] + density_[b] * double(g - bin_first(b));
+  return p[b] + density_[b] * double(g - start_[b]);
 }
 
 double WorkProfile::work(uint64_t first, uint64_t count) const {
@@ -77,16 +79,8 @@ std::vector<uint64_t> WorkProfile::balance(const std::vector<double>& seconds_pe
     for (size_t d = 0; d < devices; ++d) {
       groups[d] = 0;
       if (!(seconds_per_work[d] > 0) || offset >= numgroups_) continue;
-      uint64_t low = 0, high = numgroups_ - offset;
-      while (low < high) {
-        const uint64_t mid = low + (high - low + 1) / 2;
-        if (predicted(d, offset, mid) <= t)
-          low = mid;
-        else
-          high = mid - 1;
-      }
-      groups[d] = low;
-      offset += low;
+      groups[d] = largest_within([&](uint64_t g) { return predicted(d, offset, g); }, numgroups_ - offset, t);
+      offset += groups[d];
     }
     return offset;
   };

@@ -46,7 +46,6 @@ class WorkProfile {
                                 const std::vector<double>& seconds_per_group) const;
 
  private:
-  uint64_t bin_first(uint64_t b) const { return start_[b]; }
   // The bin holding group g: the last whose first group is at most g.
   uint64_t bin_of(uint64_t g) const { return ((g + 1) * density_.size() + numgroups_ - 1) / numgroups_ - 1; }
   // Work of groups [0, g).
