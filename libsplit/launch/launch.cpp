@@ -217,6 +217,9 @@ void describe(Launch& L) {
   for (unsigned d = 0; d < 3; ++d) L.key.global[d] = spec.global[d], L.key.local[d] = spec.local[d];
   L.key.split_dim = L.dim;
   L.key.home = L.queue->home;
+  uint64_t role = 14695981039346656037ull;  // FNV-1a over the buffers' handles
+  for (const BufferArg& b : L.buffers) role = (role ^ reinterpret_cast<uintptr_t>(b.mem)) * 1099511628211ull;
+  L.key.role = role;
 }
 
 // Tells the scheduler which devices new splits may use (Scheduler::set_ready):

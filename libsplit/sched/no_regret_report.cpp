@@ -150,8 +150,9 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     return;
   }
   state.split_failures = 0;
-  state.split_gain += std::max(0.0, whole_before - judged);
-  state.gain_by_groups[needed] += std::max(0.0, whole_before - judged);
+  // Kept launches that lost (a cycle's costly role) count what they lost.
+  state.split_gain += whole_before - judged;
+  state.gain_by_groups[needed] += whole_before - judged;
   if (wanted_.load(std::memory_order_relaxed) < kAllGroups) {
     bool all_ready_used = true;
     for (unsigned d = 0; d < n; ++d) {
@@ -279,6 +280,7 @@ void NoRegretScheduler::report_whole(const LaunchKey& key, KeyState& state, unsi
   if (device_index == state.home && idle_before >= 0)
     state.whole_idle = state.whole_idle < 0 ? idle_before : 0.5 * (state.whole_idle + idle_before);
   state.reported_split.clear();
+  state.role_excess.clear();
   DeviceState& device = state.devices[device_index];
   device.kernel.add(numgroups, kernel_seconds);
   const double recurring = std::min(transfer_seconds, device.last_whole_transfer);
@@ -317,9 +319,28 @@ double NoRegretScheduler::track_load_steps(KeyState& state, const LaunchTimes& t
   return P::kSigmas * sigma + P::kGoBackSlack;
 }
 
+// Whether the latest split launch of each of the key's roles (this one's
+// `excess` over whole included) together took no more than `slack` per role
+// beyond whole. False for a key seen in one role: a loss is a loss.
+bool NoRegretScheduler::cycle_gains(KeyState& state, uint64_t role, double excess, double slack) {
+  std::vector<std::pair<uint64_t, double>>& roles = state.role_excess;
+  auto it = std::find_if(roles.begin(), roles.end(), [role](const auto& r) { return r.first == role; });
+  if (it != roles.end()) {
+    it->second = excess;
+  } else {
+    if (roles.size() == P::kMaxRoles) roles.erase(roles.begin());
+    roles.emplace_back(role, excess);
+  }
+  if (roles.size() < 2) return false;
+  double sum = 0;
+  for (const auto& r : roles) sum += r.second;
+  return sum <= slack * double(roles.size());
+}
+
 bool NoRegretScheduler::split_lost(const LaunchKey& key, KeyState& state, double makespan,
                                    double whole_before, double band, uint64_t numgroups) {
-  // Slower than whole (beyond noise): back to whole at once.
+  // Slower than whole (beyond noise): back to whole at once, unless the
+  // cycle of its roles gains (cycle_gains).
   auto [whole_device, whole_seconds] = best_whole(state, numgroups);
   // Splitting is exploration too: its net loss against whole (gains credit
   // it, up to the budget) blocks new splits once it exceeds the budget, so
@@ -336,7 +357,10 @@ bool NoRegretScheduler::split_lost(const LaunchKey& key, KeyState& state, double
   const bool unproven = state.trusted_split && whole_before > 0 &&
                         makespan * (1 + P::kSplitMargin) > std::min(whole_seconds, whole_before);
   state.trusted_split = false;
-  if (unproven || makespan > (1 + band) * whole_seconds) {
+  const bool cycle_gained = cycle_gains(state, key.role, makespan - whole_seconds, band * whole_seconds);
+  const bool lost = makespan > (1 + band) * whole_seconds && !cycle_gained;
+  if (unproven || lost) {
+    state.role_excess.clear();
     const double against = unproven ? std::min(whole_seconds, whole_before) : whole_seconds;
     char why[160];
     snprintf(why, sizeof why, "its split %s: %.3f ms against %.3f ms whole", unproven ? "showed no gain" : "lost",

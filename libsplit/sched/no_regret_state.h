@@ -54,6 +54,9 @@ struct NoRegretScheduler::KeyState {
   uint64_t numgroups = 0;  // of the latest plan
   double first_makespan = 0, total_makespan = 0, spent = 0;
   double split_regret = 0;  // net seconds split launches lost against whole
+  // What the current split's latest launch of each role (LaunchKey::role)
+  // took beyond whole; emptied by a whole launch and when the split stops.
+  std::vector<std::pair<uint64_t, double>> role_excess;
   // Split launches reported, and the seconds they saved against whole
   // (those that lost count as saving nothing).
   long split_reports = 0;

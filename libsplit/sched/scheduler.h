@@ -45,6 +45,10 @@ struct LaunchKey {
   // The runtime device the app's queue targets: what the app alone would
   // have run the launch on (the no-regret baseline).
   unsigned home = 0;
+  // Which buffers the launch's arguments are (a hash; 0 unknown). Not part
+  // of the key's identity: launches of one key in several roles (3mm's three
+  // products) are judged over their cycle (NoRegretPolicy::kMaxRoles).
+  uint64_t role = 0;
   bool operator==(const LaunchKey&) const = default;
 };
 

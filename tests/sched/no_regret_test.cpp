@@ -484,6 +484,40 @@ TEST(NoRegret, ASplitComesBackWhereWholeLaunchesKeepMovingData) {
   EXPECT_EQ(later, 20) << "split again, and kept, well before the last 20 launches";
 }
 
+// One key, three roles in a cycle (3mm: E = A.B, F = C.D, G = E.F, the same
+// kernel and shape, other buffers): the third launch of each cycle gathers
+// what the second wrote, and its split loses alone (3.80 ms against 3.14 ms
+// whole on 2 H100), while the cycle gains (1.60 + 1.60 + 3.80 ms against
+// 3 x 3.14). Judged launch by launch, the split went back to whole at its
+// first gather, for good. A cycle whose gather costs more than the two
+// others gain goes back, and so do the same times in one role.
+TEST(NoRegret, ASplitIsJudgedOverTheCycleOfItsKeysRoles) {
+  const std::vector<DeviceInfo> twins(2, DeviceInfo{"gpu", true, 132, 1980});
+  constexpr uint64_t kGroups = 128;
+  auto split_launches = [&](double gather, bool roles) {
+    std::unique_ptr<Scheduler> s = make_scheduler("auto", twins, SchedulerOptions{});
+    LaunchKey key{"matmul", 1, {kGroups * 16, 1, 1}, {16, 1, 1}, 0};
+    long split = 0;
+    for (int launch = 0; launch < 120; ++launch) {
+      key.role = roles ? uint64_t(launch % 3) + 1 : 1;
+      std::unique_ptr<LaunchPlan> plan = s->plan(key, kGroups);
+      std::vector<Chunk> chunks;
+      for (unsigned d = 0; d < 2; ++d)
+        while (std::optional<Chunk> c = plan->next(d)) chunks.push_back(*c);
+      std::vector<ChunkTiming> timings;
+      for (const Chunk& c : chunks)
+        timings.push_back(chunks.size() == 1 ? ChunkTiming{c, 3.14e-3, 0.0}
+                                             : ChunkTiming{c, 1.6e-3, launch % 3 == 2 ? gather : 0.0});
+      s->report(key, timings);
+      if (launch >= 20 && chunks.size() > 1) ++split;
+    }
+    return split;
+  };
+  EXPECT_GE(split_launches(2.2e-3, true), 95) << "a split whose cycle gains 25 % went back to whole";
+  EXPECT_LE(split_launches(5.5e-3, true), 20) << "a split whose cycle loses kept splitting";
+  EXPECT_LE(split_launches(2.2e-3, false), 20) << "a loss in one role excused";
+}
+
 // The same on a node of 4 twins and a CPU (nbody on 4 H100 + a Xeon split
 // 21 of 30 launches 25/25/25/25, 1.21x slower: a quarter of its 512 groups
 // takes as long as all of them, one wave either way). Probes of any size
