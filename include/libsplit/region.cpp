@@ -175,6 +175,36 @@ bool region_mentions_load(const AccessRegion& r) {
   return false;
 }
 
+namespace {
+
+bool same_bound(const ExprPtr& a, const ExprPtr& b) { return a == b || (a && b && same_expr(*a, *b)); }
+
+bool same_part(const GuardedRange& a, const GuardedRange& b) {
+  if (a.guards.size() != b.guards.size() || !same_bound(a.lo, b.lo) || !same_bound(a.hi, b.hi)) return false;
+  for (size_t i = 0; i < a.guards.size(); ++i) {
+    const Guard &x = a.guards[i], &y = b.guards[i];
+    if (x.var != y.var || x.dim != y.dim || !same_bound(x.lo, y.lo) || !same_bound(x.hi, y.hi)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void drop_repeated_parts(AccessRegion& r) {
+  std::vector<GuardedRange> kept;
+  for (GuardedRange& part : r.parts) {
+    if (std::any_of(kept.begin(), kept.end(), [&](const GuardedRange& k) { return same_part(k, part); })) continue;
+    if (const Expr* h = part.hi.get(); h && part.lo && h->kind == Expr::Kind::Add && h->lhs && h->lhs != part.lo &&
+                                      same_expr(*h->lhs, *part.lo)) {
+      auto shared = std::make_shared<Expr>(*h);
+      shared->lhs = part.lo;
+      part.hi = std::move(shared);
+    }
+    kept.push_back(std::move(part));
+  }
+  r.parts = std::move(kept);
+}
+
 // --- Text form ----------------------------------------------------------------
 
 namespace {

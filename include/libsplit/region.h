@@ -177,6 +177,12 @@ bool ranges_disjoint(const std::vector<ByteRange>& a, const std::vector<ByteRang
 // Structural equality of two expressions.
 bool same_expr(const Expr& a, const Expr& b);
 
+// The same union with each part once, and each part's hi sharing its lo's
+// tree where hi is (+ lo c): what evaluate_region, run for every slice of
+// every split launch, then does once (a kernel writing one buffer through
+// several stores gave four identical parts; ep's summary has two such).
+void drop_repeated_parts(AccessRegion& r);
+
 // Human/test form of a region, one line:
 //   "unknown: <reason>" | "none" |
 //   "[lo, hi]" parts joined by " U ", guarded parts as

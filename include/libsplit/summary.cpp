@@ -246,6 +246,7 @@ class Reader {
         }
       r.parts.push_back(std::move(part));
     }
+    drop_repeated_parts(r);
   }
 
  private:

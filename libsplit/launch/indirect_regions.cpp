@@ -33,8 +33,6 @@ std::map<AnswerKey, Interval>& answers() {
   return a;
 }
 
-bool regionLoads(const AccessRegion& r) { return region_mentions_load(r); }
-
 // A read-back costs at least this (pageable memory on the GPU node: 6-9
 // GB/s measured), used to refuse one that cannot fit the time limit.
 constexpr double kReadBackBytesPerNs = 4.0;
@@ -104,13 +102,13 @@ bool read_for_scan(BufferStore& s, const Range& r, uint64_t slice_end, uint64_t 
 
 bool uses_index_buffers(const Launch& L) {
   for (const BufferArg& b : L.buffers)
-    if (b.summary && (regionLoads(b.summary->read_region) || regionLoads(b.summary->write_region))) return true;
+    if (b.reads_through_index || b.writes_through_index) return true;
   return false;
 }
 
 bool writes_through_index(const Launch& L) {
   for (const BufferArg& b : L.buffers)
-    if (b.writes && b.summary && regionLoads(b.summary->write_region)) return true;
+    if (b.writes && b.writes_through_index) return true;
   return false;
 }
 

@@ -117,6 +117,8 @@ const char* describe_arguments(Launch& L, const KernelSummary* ks) {
         b.reads = as->reads || as->atomics;
         b.writes = as->writes || as->atomics;
         b.summary = as;
+        b.reads_through_index = region_mentions_load(as->read_region);
+        b.writes_through_index = region_mentions_load(as->write_region);
       }
       L.buffers.push_back(b);
       L.sizes[i] = args[i].mem->size;

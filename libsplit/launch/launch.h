@@ -55,6 +55,9 @@ struct BufferArg {
   cl_mem mem;
   bool reads = true, writes = true;
   const ArgSummary* summary = nullptr;
+  // Its read / write region reads buffer contents (indirection, resolved
+  // at run time: indirect_regions.h); asked several times a launch.
+  bool reads_through_index = false, writes_through_index = false;
 };
 
 // One image argument of the launch (images move whole, image_data.h).
@@ -86,6 +89,9 @@ struct Launch {
   uint64_t total_groups = 1;
   sched::LaunchKey key;
   uint64_t id = 0;
+  // Owner computes' names of the launch's shape and kernel-at-shape
+  // (locality.cpp), built at first use: asked a dozen times a split launch.
+  mutable std::string shape_name, rate_name;
   // Answers the regions' loads from index buffers (indirect_regions.h);
   // null when no region loads. Last member: destroyed first, while the
   // rest of the launch it logs about is still there.

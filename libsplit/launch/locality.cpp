@@ -49,16 +49,21 @@ LocalityState& state() {
   return s;
 }
 
-// Built a dozen times per split launch: appends, not a string stream.
-std::string shape_key(const Launch& L) {
-  std::string k = std::to_string(L.spec.dims) + ':' + std::to_string(L.dim);
+// Asked a dozen times per split launch: built once, kept in the launch.
+const std::string& shape_key(const Launch& L) {
+  std::string& k = L.shape_name;
+  if (!k.empty()) return k;
+  k = std::to_string(L.spec.dims) + ':' + std::to_string(L.dim);
   for (unsigned d = 0; d < L.spec.dims; ++d)
     k += ':' + std::to_string(L.spec.global[d]) + '/' + std::to_string(L.spec.local[d]) + '+' +
          std::to_string(L.spec.offset[d]);
   return k;
 }
 
-std::string rate_key(const Launch& L) { return L.kernel->name + '@' + shape_key(L); }
+const std::string& rate_key(const Launch& L) {
+  if (L.rate_name.empty()) L.rate_name = L.kernel->name + '@' + shape_key(L);
+  return L.rate_name;
+}
 
 bool enabled(const Launch& L) {
   return runtime().controls.owner_computes && L.compiled && L.regions_known() && !L.merge_predicted &&
@@ -202,6 +207,46 @@ std::vector<sched::Chunk> groups_moved(const std::vector<sched::Chunk>& proposal
 
 }  // namespace
 
+namespace {
+
+// The kernel's time on the plan's and on the kept partition's groups, or
+// with a joint proposal the cycle's; nothing where a device either uses has
+// no measured rate (a plan that leaves out a device of the record, or adds
+// one, is compared too: what it moves is counted the same way).
+std::optional<std::pair<double, double>> plan_and_kept_seconds(const KernelAtShape& kernel,
+                                                               const std::optional<std::vector<CycleKernel>>& cycle,
+                                                               const std::vector<uint64_t>& plan_groups,
+                                                               const std::vector<uint64_t>& kept_groups) {
+  const std::vector<double>& rates = kernel.seconds_per_group;
+  for (size_t d = 0; d < plan_groups.size(); ++d)
+    if ((plan_groups[d] || kept_groups[d]) && !(d < rates.size() && rates[d] > 0)) return std::nullopt;
+  auto seconds = [&](const std::vector<uint64_t>& groups) {
+    if (cycle) return cycle_seconds(*cycle, groups);
+    double worst = 0;
+    for (size_t d = 0; d < groups.size(); ++d)
+      if (groups[d]) worst = std::max(worst, rates[d] * double(groups[d]));
+    return worst;
+  };
+  return std::pair{seconds(plan_groups), seconds(kept_groups)};
+}
+
+// Owner computes' account of a choice, for the log: built at LOG=2 only (a
+// string stream per launch was microseconds of every split launch's host time).
+std::string account(const std::string& proposed, const std::string& cycle_names, bool cycle, double plan_kernel,
+                    double kept_kernel, const StagingEstimate* bytes, double extra) {
+  if (runtime().controls.log < 2) return "";
+  std::ostringstream text;
+  text.precision(3);
+  if (cycle) text << "cycle " << cycle_names << ": ";
+  const char* what = cycle ? "cycle kernels " : "kernel ";
+  text << proposed << ": " << what << plan_kernel * 1e3 << " ms";
+  if (bytes) text << ", moves " << (bytes->to_device + bytes->to_host) << " B more (" << extra * 1e3 << " ms)";
+  text << "; kept partition: " << what << kept_kernel * 1e3 << " ms";
+  return text.str();
+}
+
+}  // namespace
+
 std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
                                                               const std::vector<sched::Chunk>& planned,
                                                               std::string* why) {
@@ -228,29 +273,23 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   auto known = st.kernels.find(rate_key(L));
   if (known == st.kernels.end()) return std::nullopt;
   KernelAtShape& kernel = known->second;
-  const std::vector<double>& rates = kernel.seconds_per_group;
-  // This kernel's time, or with a joint proposal the cycle's.
-  auto kernel_seconds = [&](const std::vector<uint64_t>& groups) {
-    if (cycle) return cycle_seconds(*cycle, groups);
-    double worst = 0;
-    for (unsigned d = 0; d < n; ++d)
-      if (groups[d]) worst = std::max(worst, rates[d] * double(groups[d]));
-    return worst;
-  };
-  // Both sides need a measured rate on every device they use (a plan that
-  // leaves out a device of the record, or adds one, is compared too: what
-  // it moves is counted the same way).
-  for (unsigned d = 0; d < n; ++d)
-    if ((plan_groups[d] || kept_groups[d]) && !(d < rates.size() && rates[d] > 0))
-      return std::nullopt;
+  const auto times = plan_and_kept_seconds(kernel, cycle, plan_groups, kept_groups);
+  if (!times) return std::nullopt;
+  const auto [plan_kernel, kept_kernel] = *times;
+  const double gain = kept_kernel - plan_kernel;
+  if (!(gain > 0)) {
+    // No faster: kept, whatever it would move (not evaluated).
+    kernel.plan_won_before = false;
+    *why = account(proposed, cycle_names, bool(cycle), plan_kernel, kept_kernel, nullptr, 0) + " -> kept partition";
+    return recorded;
+  }
   // What the plan moves beyond the kept partition: the groups it gives to
   // another device than the one that ran them last (evaluating only those
   // keeps this cheap: a few border strips, not every slice). For a joint
   // proposal, what this launch's buffers move: the cycle's next kernels find
   // the rows this one wrote where they now run, and move what it does not
   // touch (not counted).
-  const std::vector<sched::Chunk> moved = groups_moved(proposal, shape->second.owner);
-  const StagingEstimate bytes = staging_bytes(L, moved);
+  const StagingEstimate bytes = staging_bytes(L, groups_moved(proposal, shape->second.owner));
   // At the measured copy rate where it beats the nominal rate of a split's
   // staging, never slower: a low measurement is waits for queued work, not
   // the link (H100 + CPU: 1.8 GB/s measured from a first launch of 1.3 s, a
@@ -258,22 +297,16 @@ std::optional<std::vector<sched::Chunk>> owner_computes_split(const Launch& L,
   // kept half its rows on the 20x slower CPU for the whole run; the moves
   // through pinned staging there ran at 40-80 GB/s).
   const double extra = double(bytes.to_device + bytes.to_host) / std::max(st.copy_rate, kSplitStagingRate);
-  const double plan_kernel = kernel_seconds(plan_groups), kept_kernel = kernel_seconds(kept_groups);
-  const double gain = kept_kernel - plan_kernel;
-  std::ostringstream text;
-  text.precision(3);
-  if (cycle) text << "cycle " << cycle_names << ": ";
-  text << proposed << ": " << (cycle ? "cycle kernels " : "kernel ") << plan_kernel * 1e3 << " ms, moves " << (bytes.to_device + bytes.to_host)
-       << " B more (" << extra * 1e3 << " ms); kept partition: " << (cycle ? "cycle kernels " : "kernel ") << kept_kernel * 1e3 << " ms";
   double noise = 0;
   for (double x : kernel.noise) noise = std::max(noise, x);
   const PartitionChangeVerdict verdict =
       judge_partition_change({gain, kept_kernel, extra, kernel.launches, kernel.plan_won_before, noise});
   const bool plan_better = verdict.better, plan_wins = verdict.change;
   kernel.plan_won_before = plan_better;
-  *why = text.str() + (plan_wins          ? " -> " + proposed
-                       : plan_better      ? " -> kept partition (" + proposed + " better once)"
-                                          : std::string(" -> kept partition"));
+  *why = account(proposed, cycle_names, bool(cycle), plan_kernel, kept_kernel, &bytes, extra) +
+         (plan_wins     ? " -> " + proposed
+          : plan_better ? " -> kept partition (" + proposed + " better once)"
+                        : std::string(" -> kept partition"));
   if (plan_wins) return cycle ? std::optional<std::vector<sched::Chunk>>(proposal) : std::nullopt;
   return recorded;
 }
