@@ -483,6 +483,7 @@ std::optional<Interval> evalIn(const Expr& e, const std::vector<std::optional<in
       const __int128 period = __int128(1) << bits;
       const __int128 tmin = e.kind == Expr::Kind::WrapSigned ? -(period / 2) : 0;
       const __int128 tmax = tmin + period - 1;
+      if (x->lo >= tmin && x->hi <= tmax) return x;  // nothing wraps (the common case: no 128-bit division)
       auto reduce = [&](__int128 v) {
         __int128 r = (v - tmin) % period;
         if (r < 0) r += period;
