@@ -150,9 +150,8 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     return;
   }
   state.split_failures = 0;
-  // Kept launches that lost (a cycle's costly role) count what they lost.
-  state.split_gain += whole_before - judged;
-  state.gain_by_groups[needed] += whole_before - judged;
+  state.split_gain += std::max(0.0, whole_before - judged);
+  state.gain_by_groups[needed] += std::max(0.0, whole_before - judged);
   if (wanted_.load(std::memory_order_relaxed) < kAllGroups) {
     bool all_ready_used = true;
     for (unsigned d = 0; d < n; ++d) {
