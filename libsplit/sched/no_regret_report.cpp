@@ -110,7 +110,7 @@ void NoRegretScheduler::report(const LaunchKey& key, const std::vector<ChunkTimi
     track_load_steps(state, t, groups);
     return;
   }
-  charge_first_staging(state, t);
+  charge_first_staging(state, t, key.role);
   uint64_t numgroups = 0;
   unsigned used = 0, only = 0;
   double makespan = 0, fastest = INFINITY;
@@ -193,7 +193,7 @@ bool NoRegretScheduler::judged_halves(const LaunchKey& key, KeyState& state, con
   return true;
 }
 
-void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
+void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t, uint64_t role) {
   const unsigned n = unsigned(devices_.size());
   unsigned devices_used = 0;
   uint64_t launch_groups = 0;
@@ -206,7 +206,17 @@ void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
   // it is charged to exploration and the split judged from the next launch
   // on, whose transfers recur. Where it does not (a 0.15 ms stencil that
   // staged 151 MB), it counts: the split goes back to whole.
+  // So does the first split launch of each role of the key (LaunchKey::role):
+  // 3mm's F = C.D first staged half of C and D (33 MB) on the second GPU at
+  // the key's second split launch; taken for a recurring move, it made the
+  // split look slower than whole and the runtime declined every later split
+  // of the key for its moves (2 H100, session 9 call 9).
   if (devices_used <= 1) return;
+  // At most kMaxRoles roles are new once each: a key with more is judged
+  // with the moves of its later ones.
+  const bool new_role = state.split_roles.size() < P::kMaxRoles &&
+                        std::find(state.split_roles.begin(), state.split_roles.end(), role) == state.split_roles.end();
+  if (new_role) state.split_roles.push_back(role);
   std::vector<Chunk> slices;
   for (unsigned d = 0; d < n; ++d)
     if (t.groups[d] > 0) slices.push_back({d, t.first[d], t.groups[d]});
@@ -236,7 +246,7 @@ void NoRegretScheduler::charge_first_staging(KeyState& state, LaunchTimes& t) {
     if (t.groups[d] == 0) continue;
     // The first split launch after a device joined moves data between all
     // of them (the shares changed): one-off too.
-    const bool first = state.devices[d].split_launches++ == 0 || state.regrown;
+    const bool first = state.devices[d].split_launches++ == 0 || state.regrown || new_role;
     first_ever = first_ever || first;
     if (first || moved_slices) staging[d] = t.transfer[d];
     first_staging = std::max(first_staging, staging[d]);

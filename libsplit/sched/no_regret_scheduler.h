@@ -182,7 +182,7 @@ class NoRegretScheduler final : public Scheduler {
   struct LaunchTimes;
   // A device's first split launch: staging it keeps, charged to exploration
   // when the split's gain pays it back soon (taken out of `t`).
-  void charge_first_staging(KeyState& state, LaunchTimes& t);
+  void charge_first_staging(KeyState& state, LaunchTimes& t, uint64_t role);
   // A split report of devices other than those of the split planned after
   // a device joined (a launch planned before).
   bool stale_after_growth(const KeyState& state, const LaunchTimes& t) const;

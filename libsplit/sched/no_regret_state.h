@@ -57,6 +57,9 @@ struct NoRegretScheduler::KeyState {
   // What the current split's latest launch of each role (LaunchKey::role)
   // took beyond whole; emptied by a whole launch and when the split stops.
   std::vector<std::pair<uint64_t, double>> role_excess;
+  // The first P::kMaxRoles roles the key has run split in: the first split
+  // launch of each staged what it keeps (charge_first_staging).
+  std::vector<uint64_t> split_roles;
   // Split launches reported, and the seconds they saved against whole
   // (those that lost count as saving nothing).
   long split_reports = 0;
