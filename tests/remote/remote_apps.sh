@@ -15,7 +15,7 @@
 set -uo pipefail
 per_run=${LIBSPLIT_REMOTE_TIMEOUT:-120}
 apps=$3
-REMOTE_PORT_BASE=33000 source "$(dirname "$0")/remote_servers.sh"
+REMOTE_PORT_BASE=21000 source "$(dirname "$0")/remote_servers.sh"
 # The client's own two CPU devices first: the app's device is local.
 export POCL_DEVICES="pthread basic $POCL_DEVICES"
 # The apps run in an empty folder, which must stay empty: PoCL v6.0's clLinkProgram on a remote

@@ -15,7 +15,10 @@ if [ ! -f "$(dirname "$prefix")/DONE" ]; then
 fi
 tmp=$(mktemp -d)
 export LIBSPLIT_REMOTE_STATE=$tmp/state
-export LIBSPLIT_REMOTE_PORT=${LIBSPLIT_REMOTE_PORT:-$((REMOTE_PORT_BASE + 30 * ($$ % 500)))}
+# Below Linux's ephemeral ports (32768-60999 by default), where a client
+# socket of anything on the machine may hold the port; each test's range
+# (base + 0..2970) apart from the others'.
+export LIBSPLIT_REMOTE_PORT=${LIBSPLIT_REMOTE_PORT:-$((REMOTE_PORT_BASE + 30 * ($$ % 100)))}
 app=
 remote_cleanup() {
   [ -n "$app" ] && kill -9 "$app" 2>/dev/null

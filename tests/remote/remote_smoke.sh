@@ -15,7 +15,7 @@
 # exit 77 (ctest: skipped) where scripts/build-pocl-remote.sh has not been run.
 set -uo pipefail
 per_run=${LIBSPLIT_REMOTE_TIMEOUT:-120}
-REMOTE_PORT_BASE=42000 source "$(dirname "$0")/remote_servers.sh"
+REMOTE_PORT_BASE=24000 source "$(dirname "$0")/remote_servers.sh"
 env | grep -E '^(OCL_ICD_VENDORS|POCL_DEVICES|POCL_REMOTE[0-9]+_PARAMETERS)=' | sort
 
 status=0
