@@ -181,13 +181,14 @@ constexpr uint64_t kMinStagedBytes = uint64_t(1) << 20;
 
 // One piece through the pinned staging memory, in parts of its size: a
 // blocking read from the holder, a blocking write to `device` (the staging
-// memory is reused at once).
-// Piece by piece through the staging memory, each read and write waited
-// for. Reading the next piece while writing the previous one (two halves in
-// turn) gained nothing on 2 H100 (forced even splits of 2mm, 3mm, jacobi-2d,
-// fdtd-2d, convolution-2d: 9.6-17.7 GB/s either way, the kernel loop 0-20 %
-// slower): a move's read waits behind the kernel that wrote the bytes, and
-// most moves are one piece.
+// memory is reused at once). The staging memory, pinned in one GPU's
+// context, runs at that GPU's pinned rate for the other GPUs too, each in a
+// context of its own (4 H100: 52-55 GB/s, bench/tools/host_bandwidth
+// --pinned-by). Reading the next piece while writing the previous one (two
+// halves in turn) gained nothing on 2 H100 (forced even splits of 2mm, 3mm,
+// jacobi-2d, fdtd-2d, convolution-2d: 9.6-17.7 GB/s either way, the kernel
+// loop 0-20 % slower): a move's read waits behind the kernel that wrote the
+// bytes, and most moves are one piece.
 cl_int copy_staged(BufferStore& s, unsigned from, unsigned device, cl_mem to, Range p,
                    PinnedStaging& staging) {
   for (uint64_t at = p.begin; at < p.end; at += staging.size) {
