@@ -177,8 +177,6 @@ bool region_mentions_load(const AccessRegion& r) {
 
 namespace {
 
-bool same_bound(const ExprPtr& a, const ExprPtr& b) { return a == b || (a && b && same_expr(*a, *b)); }
-
 bool same_part(const GuardedRange& a, const GuardedRange& b) {
   if (a.guards.size() != b.guards.size() || !same_bound(a.lo, b.lo) || !same_bound(a.hi, b.hi)) return false;
   for (size_t i = 0; i < a.guards.size(); ++i) {
@@ -563,9 +561,10 @@ bool same_expr(const Expr& a, const Expr& b) {
   if (&a == &b) return true;
   if (a.kind != b.kind || a.value != b.value || a.bits != b.bits) return false;
   if (a.kind == Expr::Kind::Var && a.var != b.var) return false;
-  auto same = [](const ExprPtr& x, const ExprPtr& y) { return x == y || (x && y && same_expr(*x, *y)); };
-  return same(a.lhs, b.lhs) && same(a.rhs, b.rhs);
+  return same_bound(a.lhs, b.lhs) && same_bound(a.rhs, b.rhs);
 }
+
+bool same_bound(const ExprPtr& a, const ExprPtr& b) { return a == b || (a && b && same_expr(*a, *b)); }
 
 std::optional<Interval> eval_expr(const Expr& e, const EvalEnv& env) {
   return evalIn(e, env.args, env.vars, env.memory);

@@ -501,19 +501,18 @@ std::unique_ptr<StaticPlan> NoRegretScheduler::plan_for_mode(KeyState& state, ui
     groups[*whole] = numgroups;
     predicted[*whole] = state.devices[*whole].kernel.predict(numgroups);
   }
-  // The slowest device's kernel alone: the moves are what the allowance is
-  // for. Counted in as well (from the transfers of the key's earlier split
-  // launches), 3mm's gathers for its third product made every split look
-  // no faster than whole, and the runtime declined the next split for
-  // moving 8 MB (2 H100, session 9 calls 9-11).
-  double split_makespan = 0;
-  if (!whole)
-    for (unsigned d = 0; d < n; ++d)
-      if (groups[d]) split_makespan = std::max(split_makespan, state.devices[d].kernel.predict(groups[d]));
   auto plan = std::make_unique<StaticPlan>(groups, std::move(predicted), whole);
   if (!whole) {
     // One-off data movement this split may cost: what it gains over whole
-    // in as many launches as the key has run (at least a few).
+    // in as many launches as the key has run (at least a few). The gain is
+    // the slowest device's kernel alone: the moves are what the allowance is
+    // for. Counted in as well (from the transfers of the key's earlier split
+    // launches), 3mm's gathers for its third product made every split look
+    // no faster than whole, and the runtime declined the next split for
+    // moving 8 MB (2 H100, session 9 calls 9-11).
+    double split_makespan = 0;
+    for (unsigned d = 0; d < n; ++d)
+      if (groups[d]) split_makespan = std::max(split_makespan, state.devices[d].kernel.predict(groups[d]));
     const double whole_seconds = best_whole(state, numgroups).second;
     const double payback = std::max(P::kStagingPaybackLaunches, double(launch));
     if (whole_seconds > 0 && split_makespan > 0)
