@@ -1,14 +1,20 @@
 #include "SummaryMerge.h"
 
+#include "libsplit/region.h"
+
 namespace libsplit::cc {
 
 namespace {
 
+// Each part once: the sets mostly agree, and every copy of a part was one
+// more evaluation per slice of every split launch (ep's regions held one
+// per device macro set).
 AccessRegion unionRegion(const AccessRegion& a, const AccessRegion& b) {
   if (!a.known) return a;
   if (!b.known) return b;
   AccessRegion out = a;
   out.parts.insert(out.parts.end(), b.parts.begin(), b.parts.end());
+  drop_repeated_parts(out);
   return out;
 }
 

@@ -174,13 +174,17 @@ void normalize_ranges(std::vector<ByteRange>& ranges, size_t max_ranges = kMaxBy
 // evaluate_region returns them).
 bool ranges_disjoint(const std::vector<ByteRange>& a, const std::vector<ByteRange>& b);
 
-// Structural equality of two expressions.
+// Structural equality of two expressions, and of two optional ones (both
+// null, or both there and equal).
 bool same_expr(const Expr& a, const Expr& b);
+bool same_bound(const ExprPtr& a, const ExprPtr& b);
 
 // The same union with each part once, and each part's hi sharing its lo's
 // tree where hi is (+ lo c): what evaluate_region, run for every slice of
-// every split launch, then does once (a kernel writing one buffer through
-// several stores gave four identical parts; ep's summary has two such).
+// every split launch, then does once. The merge of device macro sets'
+// summaries (passes/SummaryMerge.cpp) keeps each part once with it (ep's
+// regions held one copy per set); the summary reader applies it too, for
+// the sharing, which the JSON cannot carry.
 void drop_repeated_parts(AccessRegion& r);
 
 // Human/test form of a region, one line:
