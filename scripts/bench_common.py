@@ -23,6 +23,7 @@ class AppRun:
     stdout: str = ""
     stderr: str = ""
     iter_ms: list = field(default_factory=list)  # the app's iter=N ms=X lines (--per-iter)
+    discovery: float = float("nan")  # seconds the app's first clGetPlatformIDs took (its discovery_ms= line)
 
     @property
     def ok(self):
@@ -48,7 +49,9 @@ def run_app(cmd, env, timeout=600):
         status = "FAIL"
     else:
         status = f"exit {r.returncode}"
-    return AppRun(status, ms, wall, r.stdout, r.stderr, iters)
+    disc = next((float(l.split("=", 1)[1]) * 1e-3 for l in r.stderr.splitlines() if l.startswith("discovery_ms=")),
+                float("nan"))
+    return AppRun(status, ms, wall, r.stdout, r.stderr, iters, disc)
 
 
 @dataclass
