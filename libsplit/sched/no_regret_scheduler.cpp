@@ -237,31 +237,30 @@ void NoRegretScheduler::end_run() {
     return;
   }
   const size_t groups = std::max<size_t>(openings_.empty() ? devices_.size() - 1 : openings_.size(), 1);
-  // saved[k], cost[k]: with the first k groups open.
-  std::vector<double> saved(groups + 1, 0.0), cost(groups + 1, 0.0);
-  for (size_t k = 1; k <= groups; ++k) {
-    cost[k] = cost[k - 1] + P::price_of_opening(openings_.empty() ? opening_cost_ : openings_[k - 1]);
-    saved[k] = savings[std::min(k, savings.size() - 1)];
-  }
   size_t best = groups;
-  double best_net = -1;
-  for (size_t k = 1; k <= groups; ++k)
-    if (saved[k] > 0 && saved[k] - cost[k] >= 0 && saved[k] - cost[k] > best_net) best = k, best_net = saved[k] - cost[k];
+  double best_net = -1, cost = 0, best_cost = 0;
+  for (size_t k = 1; k <= groups; ++k) {
+    cost += openings_.empty() ? opening_cost_ : openings_[k - 1];
+    const double net = savings[std::min(k, savings.size() - 1)] - cost;
+    if (savings[std::min(k, savings.size() - 1)] > 0 && net >= 0 && net > best_net)
+      best = k, best_net = net, best_cost = cost;
+  }
   // Groups that never opened in this run (it ended first) tell nothing
   // against themselves: where what was measured pays for every group, the
   // next run opens every one and its splits decide how many to keep. Not in
   // a run kept to the groups an earlier verdict chose (it would undo that
   // verdict every other run). An open group no split took a share of (a
   // slow CPU) is measured: not worth it.
-  const double all_net = saved[groups] - cost[groups];
-  if (opened_groups(groups) < groups && app_groups_ == kAllGroups && saved[groups] > 0 && all_net >= 0)
-    best = groups, best_net = all_net;
+  const double all_net = savings[std::min(groups, savings.size() - 1)] - cost;
+  if (opened_groups(groups) < groups && app_groups_ == kAllGroups && savings.back() > 0 && all_net >= 0)
+    best = groups, best_net = all_net, best_cost = cost;
   const bool paid = best_net >= 0;
-  const size_t told = paid ? best : groups;
+  if (!paid) best_cost = cost;
   char why[200];
   snprintf(why, sizeof why,
            "splits would save %.4f s (from %ld measured split launches of %ld), openings cost %.4f s (%zu of %zu groups)",
-           saved[told], reports_seen, launches, cost[told], told, groups);
+           paid ? savings[std::min(best, savings.size() - 1)] : savings.back(), reports_seen, launches, best_cost,
+           paid ? best : groups, groups);
   warm_start_->remember_app(app_, paid ? Opening::paid : Opening::lost, why, best == groups ? kAllGroups : unsigned(best),
                             {0, retry_lost_after_, ""});
 }
@@ -298,7 +297,7 @@ bool NoRegretScheduler::count_toward_opening(KeyState& state) {
   const double seconds = state.devices[state.home].whole_seconds;
   run_for_opening_ += seconds;
   state.counted_for_opening += seconds;
-  if (run_for_opening_ < P::price_of_opening(opening_cost_)) return false;
+  if (run_for_opening_ < opening_cost_) return false;
   using Halves = KeyState::Halves;
   if (state.halves == Halves::untested && seconds >= P::kHalvesMin) {
     state.halves = Halves::asked;

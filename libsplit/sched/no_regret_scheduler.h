@@ -109,14 +109,6 @@ struct NoRegretPolicy {
   // measured or not.
   static constexpr double kHalvesMin = 100e-6, kIndivisible = 1.6;
   static constexpr long kHalvesWait = 4;
-  // A device outside the app's context costs the process its opening and,
-  // at exit, the driver's teardown of its context, about half as long (4
-  // H100, bench/tools/context_exit: 75-79 ms to release one context opened
-  // in 116-197 ms, 271-296 ms for four opened in 492-613 ms). Opening one
-  // is worth it where its splits save both (gemm's 325 ms loop on 4 H100
-  // saved 100 ms with one more GPU, for +166 ms of wall time).
-  static constexpr double kTeardownShare = 0.5;
-  static double price_of_opening(double seconds) { return seconds * (1 + kTeardownShare); }
 };
 
 class NoRegretScheduler final : public Scheduler {
