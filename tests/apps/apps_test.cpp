@@ -33,12 +33,23 @@ const std::set<std::string> kDeviceBound = {"image", "image_ops", "device_bound"
 // deadlocks when a user event it waits on completes.
 const std::set<std::string> kPthreadOnly = {"user_event", "lifetimes"};
 
-[[maybe_unused]] std::vector<std::string> app_names() {
+std::vector<std::string> split_names(const std::string& joined) {
   std::vector<std::string> names;
-  std::stringstream list(LIBSPLIT_TEST_APPS);
+  std::stringstream list(joined);
   for (std::string name; std::getline(list, name, ',');)
     if (!name.empty()) names.push_back(name);
   return names;
+}
+
+[[maybe_unused]] std::vector<std::string> app_names() { return split_names(LIBSPLIT_TEST_APPS); }
+
+// Apps whose source calls clLinkProgram (CMakeLists.txt): their runs use a
+// PoCL kernel cache of the test's own. PoCL, without the shim, failed
+// clLinkProgram (-17) while another test of the same app linked the same
+// program into the shared cache at the same time (ctest -j2).
+bool links_programs(const std::string& app) {
+  static const std::vector<std::string> linking = split_names(LIBSPLIT_TEST_APPS_LINKING);
+  return std::find(linking.begin(), linking.end(), app) != linking.end();
 }
 
 std::string app_path(const std::string& app) {
@@ -63,10 +74,11 @@ struct AppRun {
 
 // Runs the app (through `launcher...`, e.g. {"/usr/bin/env", "libsplit-run",
 // "--"}, when given) with its output file in dir/tag.
-AppRun run_app(const std::string& app, const EnvChanges& env, const TempDir& dir,
+AppRun run_app(const std::string& app, EnvChanges env, const TempDir& dir,
                const std::string& tag, std::vector<std::string> launcher = {}) {
   const std::string work = dir.path() + "/" + tag;
   std::filesystem::create_directories(work);
+  if (links_programs(app) && !env.count("POCL_CACHE_DIR")) env["POCL_CACHE_DIR"] = dir.path() + "/pocl-cache";
   const std::string out_file = work + "/result.txt";
   AppRun run;
   if (launcher.empty()) {
