@@ -124,6 +124,24 @@ void log_and_trace(const SplitOutcome& o) {
   log_line(1, line.str());
 }
 
+}  // namespace
+
+void log_untimed_split(const SplitOutcome& o, const std::vector<std::vector<ChunkRun>>& runs) {
+  std::ostringstream line;
+  line << "launch " << o.id << " " << o.kernel << " dim " << o.dim << " groups " << o.total_groups << " split over "
+       << o.used.size() << " devices";
+  for (unsigned d : o.used) {
+    uint64_t groups = 0;
+    for (const ChunkRun& r : runs[d]) groups += r.chunk.group_count;
+    line << " | dev" << d << " " << groups << " groups xfer " << o.moved[d].bytes_to_device << " B in";
+    if (o.moved[d].bytes_to_host) line << " " << o.moved[d].bytes_to_host << " B back";
+  }
+  line << " | times not read (a settled split: the scheduler measures one launch in 8)";
+  log_line(1, line.str());
+}
+
+namespace {
+
 bool completed(SplitOutcome& o) {
   for (unsigned d : o.used)
     for (ChunkRun& r : o.runs[d]) {

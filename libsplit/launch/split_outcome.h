@@ -80,6 +80,11 @@ cl_int read_split_times(SplitOutcome& outcome);
 // Reads the times if not done yet and reports the outcome.
 void report_split(SplitOutcome& outcome);
 
+// The log line (LIBSPLIT_LOG >= 1) of a split launch whose times are not
+// read (a settled split of short launches, measured one launch in
+// kMeasureEvery): its shares and moves, no times. `runs`: its chunks.
+void log_untimed_split(const SplitOutcome& outcome, const std::vector<std::vector<ChunkRun>>& runs);
+
 // Keeps an asynchronous split's outcome until its events complete.
 void defer_split_report(std::unique_ptr<SplitOutcome> outcome);
 // Reports, in launch order, the deferred outcomes whose events completed;

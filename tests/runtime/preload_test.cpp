@@ -642,6 +642,36 @@ TEST(Preload, LoggingAndTracingNeverChangeWhatTheAppDoes) {
   }
 }
 
+// A settled split of short launches is measured one launch in 8 (the
+// default scheduler's sampling); the log must not read the others' times (a
+// driver call per sub-kernel on the app's thread, ~17 us a launch on 4
+// H100): their lines say so, the driver calls are those of LIBSPLIT_LOG=0.
+TEST(Preload, TheLogReadsNoTimesTheSchedulerDoesNotNeed) {
+  auto native = run_child({RT_APP, "noevent"}, base_env(kTwoDevices));
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  auto profiling_reads = [](const std::string& err) {
+    const std::string tag = " clGetEventProfilingInfo=";
+    const size_t at = err.rfind(tag);
+    return at == std::string::npos ? 0ul : std::stoul(err.substr(at + tag.size()));
+  };
+  std::map<std::string, unsigned long> reads;
+  for (const std::string log : {"0", "1"}) {
+    Env env = shim_env(kTwoDevices, true);
+    env["LIBSPLIT_LOG"] = log;
+    env["LIBSPLIT_INJECT_FAULTS"] = "untimed_splits,count_real_calls";
+    auto r = run_child({RT_APP, "noevent"}, env, 60);
+    ASSERT_EQ(r.exit_code, 0) << "LOG=" << log << "\n" << r.err;
+    EXPECT_EQ(r.out, native.out) << "LOG=" << log;
+    ASSERT_NE(r.err.find("libsplit: real calls:"), std::string::npos) << r.err;
+    reads[log] = profiling_reads(r.err);
+    if (log == "1") {
+      EXPECT_NE(r.err.find("split over 2 devices | dev0"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("| times not read (a settled split"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_EQ(reads["1"], reads["0"]) << "the log read event times the scheduler did not need";
+}
+
 // A racy kernel split over 2 and 3 devices: where two devices stored
 // different floats or doubles to the same element, the merge keeps one
 // writer's whole value (a byte merge mixed them into values nobody wrote:
