@@ -565,15 +565,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   const bool async = rt.controls.async_splits && !host_after && !slowed;
   // A profiled app queue's event gets its device times from the sub-kernels.
   const bool profiled = (L.queue->properties & CL_QUEUE_PROFILING_ENABLE) && running_command_observed();
-  // The scheduler may not need this launch's times (a settled split of
-  // short launches): nothing is read back, unless the app or the trace
-  // shows them. Not for the log: reading them costs the app's thread a
-  // driver call per sub-kernel and time (on 4 H100 ~17 us of ~100 a launch),
-  // and LIBSPLIT_LOG must not change what the app pays.
-  // LIBSPLIT_INJECT_FAULTS=untimed_splits: every split taken as settled.
-  static const bool untimed_injected = fault_injected("untimed_splits");
-  const bool wanted = plan.wants_report() && !untimed_injected;
-  const bool timed = !async || wanted || profiled || rt.tracer->enabled();
+  const bool timed = !async || times_read(plan, profiled);
 
   Snapshots snapshots;
   if (cl_int err = gather_on_host(L, stores, used, snapshots, *o)) return err;
@@ -582,7 +574,7 @@ cl_int run_split(Launch& L, sched::LaunchPlan& plan) {
   o->first_split = first_split_of_shape(L.key);
   if (!timed) {
     complete_with_devices(stores, runs, used, /*profiled=*/false);
-    if (rt.controls.log >= 1) log_untimed_split(*o, runs);
+    log_untimed_split(*o, runs);
     return CL_SUCCESS;
   }
   if (locality.find("-> joint partition") != std::string::npos) o->notes += " | joint partition of the cycle (owner computes)";

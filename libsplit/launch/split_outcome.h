@@ -80,9 +80,15 @@ cl_int read_split_times(SplitOutcome& outcome);
 // Reads the times if not done yet and reports the outcome.
 void report_split(SplitOutcome& outcome);
 
+// Whether an asynchronous split launch's times are read: where the
+// scheduler wants them (not for a settled split of short launches, measured
+// one launch in kMeasureEvery), the app's profiled event or the trace needs
+// them. Not for the log: reading them costs the app's thread a driver call
+// per sub-kernel (on 4 H100 ~17 us of a ~100 us launch), and LIBSPLIT_LOG
+// must not change what the app pays.
+bool times_read(const sched::LaunchPlan& plan, bool profiled);
 // The log line (LIBSPLIT_LOG >= 1) of a split launch whose times are not
-// read (a settled split of short launches, measured one launch in
-// kMeasureEvery): its shares and moves, no times. `runs`: its chunks.
+// read: its shares and moves, no times. `runs`: its chunks.
 void log_untimed_split(const SplitOutcome& outcome, const std::vector<std::vector<ChunkRun>>& runs);
 
 // Keeps an asynchronous split's outcome until its events complete.
