@@ -86,6 +86,8 @@ struct NoRegretPolicy {
   // seen at the launch it starts instead of up to 8 launches later).
   static constexpr long kMeasureEvery = 8;
   static constexpr double kMeasureAlways = 1e-3;
+  // Plans that move at most this share of the groups count as the same.
+  static constexpr double kSettledMove = 1.0 / 64;
   // A device's first split launch is judged without its transfer when the
   // split's gain over whole pays it back within this many launches (or as
   // many as the key has run, if more): it staged inputs the device keeps.

@@ -770,6 +770,34 @@ TEST(NoRegret, ASettledSplitOfShortLaunchesIsMeasuredOnlySometimes) {
   }
 }
 
+// Twins rebalance by the jitter of their times (ep on 2 H200: 2050 / 2046,
+// then 2041 / 2055 of 4096 groups), moves of a few groups that owner
+// computes does not execute: such a split is settled too, measured one
+// launch in kMeasureEvery (every launch was, ~17 us of the app's thread
+// each on 4 H100).
+TEST(NoRegret, ASplitWhosePlanMovesOnlyByJitterIsSettled) {
+  const std::vector<DeviceInfo> twins(2, DeviceInfo{"gpu", true, 132, 1980});
+  constexpr uint64_t kGroups = 4096;
+  const LaunchKey key{"jittery_twins", 1, {kGroups * 64, 1, 1}, {64, 1, 1}, 0};
+  std::unique_ptr<Scheduler> s = make_scheduler("auto", twins, SchedulerOptions{});
+  unsigned reported = 0, split = 0;
+  for (unsigned launch = 0; launch < 300; ++launch) {
+    std::unique_ptr<LaunchPlan> plan = s->plan(key, kGroups);
+    std::vector<ChunkTiming> timings;
+    for (unsigned d = 0; d < 2; ++d)
+      while (std::optional<Chunk> c = plan->next(d)) {
+        const double jitter = double((launch * 7 + d) % 5) * 1e-6;  // 0-4 us
+        timings.push_back({*c, 1.2e-3 * double(c->group_count) / double(kGroups) + jitter, 0});
+      }
+    for (const Chunk& p : plan->probes()) s->report_probe(key, {p, 1.2e-3 * double(p.group_count) / double(kGroups), 0});
+    split += timings.size() > 1;
+    if (launch >= 100 && plan->wants_report()) ++reported;
+    if (plan->wants_report()) s->report(key, timings);
+  }
+  EXPECT_GE(split, 250u) << "the twins did not split";
+  EXPECT_LE(reported, 200u / 8 + 4) << "a split moving by jitter only was measured at every launch";
+}
+
 // An app that waits for each launch leaves the devices idle for the host's
 // round trip; a split lengthens it (its enqueue, the waits on several
 // devices). mandelbrot medium on 2 H100, clFinish after each 0.18 ms
