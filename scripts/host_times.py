@@ -13,6 +13,8 @@ ones pay one-off costs: staging, first enqueues on a queue), and two sums of med
                        (the issue's target: <= 30 us for a split launch)
   shim alone         = the same minus every driver call (the reports' reads of event
                        times, the run's other calls)
+  without writing the log lines = above the enqueues minus the median time a launch
+                       spent writing its LOG lines (stderr writes within its stages)
 
 Exits 1 when the log has no launch of that kind (a run that never split says so, not 0 us).
 """
@@ -24,8 +26,8 @@ import sys
 LINE = re.compile(
     r"host time of launch (\d+) \((\w+)\): reports (\d+) us .*?driver calls (\d+) us\), prepare (\d+) us, "
     r"describe (\d+) us, plan (\d+) us, run (\d+) us \(driver calls (\d+) us, of which the sub-kernel "
-    r"enqueues (\d+) us\)")
-FIELDS = ("reports", "reports_drivers", "prepare", "describe", "plan", "run", "run_drivers", "enqueues")
+    r"enqueues (\d+) us\)(?:; log lines written (\d+) us)?")
+FIELDS = ("reports", "reports_drivers", "prepare", "describe", "plan", "run", "run_drivers", "enqueues", "log_writes")
 
 
 def parse(lines, kind):
@@ -33,7 +35,7 @@ def parse(lines, kind):
     for line in lines:
         m = LINE.search(line)
         if m and (kind == "all" or m.group(2) == kind):
-            rows.append(dict(zip(FIELDS, (int(v) for v in m.groups()[2:]))))
+            rows.append(dict(zip(FIELDS, (int(v or 0) for v in m.groups()[2:]))))
     return rows
 
 
@@ -42,6 +44,7 @@ def summary(rows):
     stages = med["reports"] + med["prepare"] + med["describe"] + med["plan"] + med["run"]
     med["above_enqueues"] = stages - med["enqueues"]
     med["shim_alone"] = stages - med["reports_drivers"] - med["run_drivers"]
+    med["above_enqueues_unlogged"] = med["above_enqueues"] - med["log_writes"]
     return med
 
 
@@ -66,7 +69,8 @@ def main():
     med = summary(rows)
     print(f"{len(rows)} {args.kind} launches (medians, us): " +
           ", ".join(f"{f} {med[f]:g}" for f in FIELDS))
-    print(f"above the enqueues: {med['above_enqueues']:g} us; shim alone: {med['shim_alone']:g} us")
+    print(f"above the enqueues: {med['above_enqueues']:g} us; shim alone: {med['shim_alone']:g} us; "
+          f"above the enqueues without writing the log lines: {med['above_enqueues_unlogged']:g} us")
     return 0
 
 

@@ -263,7 +263,7 @@ class StageClock {
     mark(start);
   }
   void mark(Stage s) {
-    if (on_) at_[s] = now_ns(), driver_[s] = driver_call_ns();
+    if (on_) at_[s] = now_ns(), driver_[s] = driver_call_ns(), log_[s] = log_write_ns();
   }
   void log(uint64_t id, const char* how) const {
     if (!on_) return;
@@ -273,12 +273,13 @@ class StageClock {
                     " us (earlier launches' times to the scheduler, their log lines included; driver calls " +
                     driver_us(start, reports) + " us), prepare " + us(prepare) + " us, describe " + us(describe) +
                     " us, plan " + us(plan) + " us, run " + us(run) + " us (driver calls " + driver_us(describe, run) +
-                    " us, of which the sub-kernel enqueues " + std::to_string(driver_enqueue_ns() / 1000) + " us)");
+                    " us, of which the sub-kernel enqueues " + std::to_string(driver_enqueue_ns() / 1000) +
+                    " us); log lines written " + std::to_string((log_[run] - log_[start]) / 1000) + " us");
   }
 
  private:
   bool on_;
-  cl_ulong at_[count] = {}, driver_[count] = {};
+  cl_ulong at_[count] = {}, driver_[count] = {}, log_[count] = {};
 };
 
 }  // namespace

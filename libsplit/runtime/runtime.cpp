@@ -533,7 +533,15 @@ cl_command_queue create_profiling_queue(const Device& d, cl_context context, cl_
 }
 
 void log_line(int level, const std::string& text) {
-  if (runtime().controls.log >= level) fprintf(stderr, "libsplit: %s\n", text.c_str());
+  if (runtime().controls.log < level) return;
+  const cl_ulong t0 = now_ns();
+  fprintf(stderr, "libsplit: %s\n", text.c_str());
+  log_write_ns() += now_ns() - t0;
+}
+
+cl_ulong& log_write_ns() {
+  thread_local cl_ulong spent = 0;
+  return spent;
 }
 
 std::optional<std::string_view> injected_fault(std::string_view list, std::string_view fault) {

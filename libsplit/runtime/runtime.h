@@ -146,6 +146,9 @@ cl_command_queue create_profiling_queue(const Device& d, cl_context context, cl_
 
 // stderr line when LIBSPLIT_LOG >= level.
 void log_line(int level, const std::string& text);
+// Nanoseconds this thread spent writing log lines (LIBSPLIT_LOG=3's host
+// times tell them apart from what a launch costs without the log).
+cl_ulong& log_write_ns();
 
 // Whether LIBSPLIT_INJECT_FAULTS lists `fault` (tests simulating drivers).
 bool fault_injected(std::string_view fault);

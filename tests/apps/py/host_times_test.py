@@ -38,7 +38,8 @@ def main():
         r = host_times(f"{tmp}/log3.txt")
         print(r.stdout + r.stderr, end="")
         m = re.match(r"(\d+) split launches \(medians, us\): (.*)\nabove the enqueues: ([\d.]+) us; "
-                     r"shim alone: ([\d.]+) us\n$", r.stdout)
+                     r"shim alone: ([\d.]+) us; above the enqueues without writing the log lines: ([\d.]+) us\n$",
+                     r.stdout)
         if r.returncode != 0 or not m:
             failures.append(f"LOG=3 run: exit {r.returncode}, output not the summary")
         else:
@@ -50,6 +51,8 @@ def main():
                 failures.append("above the enqueues is not the stages minus the enqueues")
             if not med["run"] > 0:
                 failures.append("a split launch's run stage took 0 us")
+            if "log_writes" not in med or abs(float(m.group(5)) - (float(m.group(3)) - med["log_writes"])) > 1e-6:
+                failures.append("the time without the log writes is not above the enqueues minus them")
         for name, extra in (("native", {}), ("shim at LOG=1", dict(shim, LIBSPLIT_LOG="1"))):
             log = f"{tmp}/{name.replace(' ', '_')}.txt"
             run_ep(extra, log)
