@@ -139,7 +139,7 @@ bool times_read(const sched::LaunchPlan& plan, bool profiled) {
 
 void log_untimed_split(const SplitOutcome& o, const std::vector<std::vector<ChunkRun>>& runs) {
   if (runtime().controls.log < 1) return;
-  using std::to_string;  // appends: a few times cheaper than a stream, at every launch
+  using std::to_string;  // appends, not a stream: this runs at every untimed launch
   std::string line = "launch " + to_string(o.id) + " " + o.kernel + " dim " + to_string(o.dim) + " groups " +
                      to_string(o.total_groups) + " split over " + to_string(o.used.size()) + " devices";
   for (unsigned d : o.used) {
