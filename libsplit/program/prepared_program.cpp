@@ -110,7 +110,8 @@ std::optional<PreparedProgram> original_program(cl_program p, const std::string&
   if (have_originals) {
     out.per_platform = *originals;
   } else {
-    Built b = build_per_slot(p, &source, options, nullptr, nullptr, nullptr, /*app_slots_only=*/true);
+    Built b = build_per_slot(p, &source, options, nullptr, nullptr, nullptr, /*app_slots_only=*/true,
+                             /*app_source=*/true);
     if (!b.all) {
       release_all(b.programs);
       if (!b.why.empty()) *why = b.why;

@@ -58,7 +58,7 @@ Built build_originals(cl_program p, unsigned generation, const std::string& sour
     }
     p->prep_cv.notify_all();
     return taken;
-  }, &ready, /*app_slots_only=*/true);
+  }, &ready, /*app_slots_only=*/true, /*app_source=*/true);
   release_all(ready);
   log_line(2, "preparation: original source built in " + ms_since(t0));
   return originals;

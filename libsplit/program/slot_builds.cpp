@@ -50,12 +50,23 @@ std::vector<unsigned> slot_order(cl_program p) {
   return order;
 }
 
-bool slot_has_remote_device(unsigned s) {
+bool slot_has_device_on(unsigned s, DevicePlace place) {
   const Runtime& rt = runtime();
   for (const auto& d : rt.devices)
-    if (d.slot == s && d.place == DevicePlace::remote) return true;
+    if (d.slot == s && d.place == place) return true;
   return false;
 }
+
+// Whether the app's own source, built on slot `s`, is worth storing as
+// device binaries. Reading a CPU driver's binaries makes it compile every
+// kernel of the program for every device (PoCL: 6-43 s for each of
+// ViennaCL's programs on 2 cores with a cold PoCL cache, where the app,
+// natively, compiled only the kernels it launched: 5 s in all), and the
+// app's first launches wait for its originals. The driver's own cache makes
+// the next run's build of that source quick. Partition-ready programs are
+// stored everywhere: a helper's binaries are how the app's process receives
+// its build, and the next run's split wants them at once.
+bool store_app_source(unsigned s) { return !slot_has_device_on(s, DevicePlace::host_cores); }
 
 }  // namespace
 
@@ -83,7 +94,7 @@ std::vector<bool> app_slots(cl_program p) {
 
 
 cl_program build_slot(cl_program p, unsigned s, const std::string* source, const std::string& options,
-                      const Binaries* binaries, std::string* why) {
+                      const Binaries* binaries, std::string* why, bool app_source) {
   Runtime& rt = runtime();
   std::vector<cl_device_id> ids = slot_devices(s);
   cl_int err = CL_SUCCESS;
@@ -100,7 +111,7 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
     // Not for PoCL-Remote devices: killing a helper at the app's exit in the
     // middle of its build crashed the server (pocld v6.0 in
     // BuildOrLinkProgram), and its own connection costs more than the build.
-    if (in_background_build() && !slot_has_remote_device(s)) {
+    if (in_background_build() && !slot_has_device_on(s, DevicePlace::remote)) {
       const HelperBuild helper = build_in_helper(s, ids, *source, options);
       if (helper.result == HelperBuild::Failed) {
         const int d = rt.device_index(ids[0]);
@@ -152,13 +163,13 @@ cl_program build_slot(cl_program p, unsigned s, const std::string* source, const
   }
   log_line(2, "preparation: platform slot " + std::to_string(s) + " built in " +
                   std::to_string((now_ns() - slot_start) / 1000000) + " ms");
-  if (source) store_device_binaries(key, prog, ids.size());
+  if (source && (!app_source || store_app_source(s))) store_device_binaries(key, prog, ids.size());
   return prog;
 }
 
 Built build_per_slot(cl_program p, const std::string* source, const std::string& options,
                      const Binaries* binaries, const std::function<bool(unsigned, cl_program)>& built,
-                     const std::vector<cl_program>* ready, bool app_slots_only) {
+                     const std::vector<cl_program>* ready, bool app_slots_only, bool app_source) {
   Runtime& rt = runtime();
   Built out;
   out.programs.assign(rt.platforms.size(), nullptr);
@@ -175,7 +186,7 @@ Built build_per_slot(cl_program p, const std::string* source, const std::string&
       out.programs[s] = (*ready)[s];
       continue;
     }
-    out.programs[s] = build_slot(p, s, source, options, binaries, &out.why);
+    out.programs[s] = build_slot(p, s, source, options, binaries, &out.why, app_source);
     if (!out.programs[s]) {
       out.all = false;
       continue;

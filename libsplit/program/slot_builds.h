@@ -27,19 +27,22 @@ struct Binaries {
 
 // Builds `source` (through cached device binaries when it was built before),
 // else `binaries`, else p's IL on platform slot s; null (`why` set when the
-// build failed) where it cannot.
+// build failed) where it cannot. A source build's binaries are stored for
+// the next run, the app's own source (`app_source`) only where reading them
+// is cheap (not on CPU drivers: see the .cpp).
 cl_program build_slot(cl_program p, unsigned s, const std::string* source, const std::string& options,
-                      const Binaries* binaries, std::string* why);
+                      const Binaries* binaries, std::string* why, bool app_source = false);
 
 // build_slot on every platform slot (only the slots of the app's context
 // with `app_slots_only`); `built(slot, program)` hears of each slot as soon
 // as it is ready, and returns true where it took the build's reference over
 // (that slot is then null in the result). Slots where `ready` holds a
-// program take it as built (one more reference).
+// program take it as built (one more reference). `app_source`: as build_slot's.
 Built build_per_slot(cl_program p, const std::string* source, const std::string& options,
                      const Binaries* binaries = nullptr,
                      const std::function<bool(unsigned, cl_program)>& built = nullptr,
-                     const std::vector<cl_program>* ready = nullptr, bool app_slots_only = false);
+                     const std::vector<cl_program>* ready = nullptr, bool app_slots_only = false,
+                     bool app_source = false);
 
 // A linked program whose units are known: each unit compiled and all of them
 // linked on every platform slot, as the app did on its own devices.
