@@ -10,6 +10,7 @@
 #include "real_api.h"
 #include "reduction.h"
 #include "sampler_data.h"
+#include "slice_bytes.h"
 
 #include <algorithm>
 #include <chrono>
@@ -53,14 +54,6 @@ std::string reduction_conflict(const Launch& L) {
 
 bool chunk_scheduler(std::string_view name) {
   return name == "dynamic" || name == "hguided" || name == "autotune";
-}
-
-bool same_range(const NDRange& a, const NDRange& b) {
-  if (a.dims != b.dims) return false;
-  for (unsigned d = 0; d < 3; ++d)
-    if (a.global[d] != b.global[d] || a.local[d] != b.local[d] || a.offset[d] != b.offset[d])
-      return false;
-  return true;
 }
 
 // choose_split_dim, remembered for the kernel's latest arguments.
@@ -117,8 +110,7 @@ const char* describe_arguments(Launch& L, const KernelSummary* ks) {
         b.reads = as->reads || as->atomics;
         b.writes = as->writes || as->atomics;
         b.summary = as;
-        b.reads_through_index = region_mentions_load(as->read_region);
-        b.writes_through_index = region_mentions_load(as->write_region);
+        std::tie(b.reads_through_index, b.writes_through_index) = through_index(k, *ks, i);
       }
       L.buffers.push_back(b);
       L.sizes[i] = args[i].mem->size;
@@ -361,21 +353,6 @@ bool Launch::regions_known() const {
         (b.writes && !b.summary->write_region.known))
       return false;
   return true;
-}
-
-std::optional<IntervalSet> Launch::slice_bytes(const BufferArg& b, const sched::Chunk& c,
-                                               bool write) const {
-  if (!b.summary) return std::nullopt;
-  Slice s{dim, c.first_group, c.group_count};
-  EvalEnv env = slice_env(nd, s, scalars);
-  env.memory = indexes.get();
-  auto ranges = evaluate_region(write ? b.summary->write_region : b.summary->read_region, env,
-                                b.mem->size);
-  if (!ranges) return std::nullopt;
-  Range whole = root_range(b.mem, 0, b.mem->size);
-  IntervalSet set;
-  for (const ByteRange& br : *ranges) set.add({whole.begin + br.begin, whole.begin + br.end});
-  return set;
 }
 
 std::string ms(double s) {

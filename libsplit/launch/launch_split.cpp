@@ -23,6 +23,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -95,6 +96,7 @@ std::vector<std::vector<ChunkRun>> place_packages(const std::vector<std::vector<
 // Every chunk of the runs, device by device.
 std::vector<sched::Chunk> chunks_in(const std::vector<std::vector<ChunkRun>>& runs) {
   std::vector<sched::Chunk> chunks;
+  chunks.reserve(std::accumulate(runs.begin(), runs.end(), size_t(0), [](size_t n, auto& r) { return n + r.size(); }));
   for (const auto& r : runs)
     for (const ChunkRun& c : r) chunks.push_back(c.chunk);
   return chunks;

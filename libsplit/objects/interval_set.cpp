@@ -66,12 +66,6 @@ std::vector<Range> IntervalSet::missing(Range r) const {
   return out;
 }
 
-std::vector<Range> IntervalSet::ranges() const {
-  std::vector<Range> out;
-  for (auto& [b, e] : ranges_) out.push_back({b, e});
-  return out;
-}
-
 uint64_t IntervalSet::total() const {
   uint64_t t = 0;
   for (auto& [b, e] : ranges_) t += e - b;

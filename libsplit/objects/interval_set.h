@@ -2,6 +2,7 @@
 // [begin, end). Tracks where the bytes of a virtual buffer are valid.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -16,7 +17,38 @@ struct Range {
 };
 
 class IntervalSet {
+  using Map = std::map<uint64_t, uint64_t>;  // begin -> end
+
  public:
+  // The ranges in order, read in place (no copy: a split launch walked ~20
+  // such lists, each copied into a vector it allocated). Valid while the
+  // set is not changed.
+  class View {
+   public:
+    class iterator {
+     public:
+      explicit iterator(Map::const_iterator it) : it_(it) {}
+      Range operator*() const { return {it_->first, it_->second}; }
+      iterator& operator++() { return ++it_, *this; }
+      bool operator==(const iterator&) const = default;
+
+     private:
+      Map::const_iterator it_;
+    };
+    explicit View(const Map& m) : m_(m) {}
+    iterator begin() const { return iterator(m_.begin()); }
+    iterator end() const { return iterator(m_.end()); }
+    size_t size() const { return m_.size(); }
+    std::vector<Range> vector() const {
+      std::vector<Range> out;
+      for (Range r : *this) out.push_back(r);
+      return out;
+    }
+
+   private:
+    const Map& m_;
+  };
+
   void add(Range r);
   void remove(Range r);
   void clear() { ranges_.clear(); }
@@ -26,12 +58,12 @@ class IntervalSet {
   std::vector<Range> missing(Range r) const;
   // The parts of r that are in the set, in order.
   std::vector<Range> present(Range r) const;
-  std::vector<Range> ranges() const;
+  View ranges() const { return View(ranges_); }
   uint64_t total() const;
   bool empty() const { return ranges_.empty(); }
 
  private:
-  std::map<uint64_t, uint64_t> ranges_;  // begin -> end
+  Map ranges_;
 };
 
 }  // namespace libsplit

@@ -12,6 +12,7 @@
 
 #include <CL/cl.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -284,6 +285,26 @@ struct _cl_kernel {
     libsplit::SplitChoice choice;
   };
   std::optional<SplitMemo> split_memo;  // under mutex
+  // The byte ranges slices of the latest launch shape read and write
+  // (Launch::slice_bytes), by (argument, write, dimension, first group,
+  // groups): a settled split asks for the same slices at every launch, and
+  // evaluating them was a fifth of a split launch's host instructions
+  // (callgrind, ep over 2 PoCL devices). Regions read through an index
+  // buffer are not kept (their bytes follow the index's contents).
+  struct SliceMemo {
+    const libsplit::KernelSummary* summary = nullptr;
+    std::vector<std::optional<int64_t>> scalars;
+    libsplit::NDRange nd;
+    std::vector<uint64_t> sizes;
+    std::map<std::array<uint64_t, 5>, std::optional<std::vector<libsplit::ByteRange>>> slices;
+  };
+  SliceMemo slice_memo;  // under mutex
+  // Per argument of `through_index_of`'s kernel: whether its read / write
+  // region loads from an index buffer (region_mentions_load walks every
+  // expression: 7 % of a split launch's host instructions when done per
+  // launch). Under mutex.
+  const libsplit::KernelSummary* through_index_of = nullptr;
+  std::vector<std::array<bool, 2>> through_index;
   // The native kernel's work-group limits on the device last asked: launch
   // validation needs them every launch, and each query took ~1 us on NVIDIA.
   struct WorkGroupLimits {

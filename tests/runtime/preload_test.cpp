@@ -98,7 +98,7 @@ TEST_P(SameAsNative, StdoutMatches) {
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (const char* s : {"vecadd", "twod", "iterative", "rw", "merge", "output", "trap", "groups",
-                        "events", "errors", "images2q", "images2q_misuse", "longname"}) {
+                        "events", "errors", "images2q", "images2q_misuse", "longname", "window"}) {
     out.push_back({s, kTwoDevices, false});
     out.push_back({s, kFourDevices, false});
     out.push_back({s, kTwoDevices, true});

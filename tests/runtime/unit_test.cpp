@@ -30,9 +30,9 @@ TEST(IntervalSet, AddMergesAdjacentAndOverlapping) {
   s.add({10, 20});
   s.add({30, 40});
   s.add({20, 25});
-  EXPECT_EQ(s.ranges(), (std::vector<Range>{{10, 25}, {30, 40}}));
+  EXPECT_EQ(s.ranges().vector(), (std::vector<Range>{{10, 25}, {30, 40}}));
   s.add({5, 35});
-  EXPECT_EQ(s.ranges(), (std::vector<Range>{{5, 40}}));
+  EXPECT_EQ(s.ranges().vector(), (std::vector<Range>{{5, 40}}));
   s.add({50, 50});  // empty
   EXPECT_EQ(s.total(), 35u);
 }
@@ -42,7 +42,7 @@ TEST(IntervalSet, RemoveSplits) {
   s.add({0, 100});
   s.remove({10, 20});
   s.remove({90, 200});
-  EXPECT_EQ(s.ranges(), (std::vector<Range>{{0, 10}, {20, 90}}));
+  EXPECT_EQ(s.ranges().vector(), (std::vector<Range>{{0, 10}, {20, 90}}));
   EXPECT_TRUE(s.covers({20, 90}));
   EXPECT_FALSE(s.covers({5, 15}));
   EXPECT_EQ(s.missing({5, 25}), (std::vector<Range>{{10, 20}}));

@@ -278,6 +278,35 @@ int columns(Cl& cl) {
   return 0;
 }
 
+const char* kWindow = R"(
+__kernel void window(__global const float* src, __global float* dst, int shift) {
+  int i = get_global_id(0);
+  dst[i] = src[i + shift] * 2.0f;
+})";
+
+// The same launch shape with a scalar that moves the bytes each slice reads
+// (shift): every launch must stage its own window, never the last one's.
+int window(Cl& cl) {
+  const int n = 1 << 16;
+  std::vector<float> src(2 * size_t(n)), dst(n);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = float(i % 1013) * 0.25f;
+  cl_program p = cl.build(kWindow);
+  cl_kernel k = cl.kernel(p, "window");
+  cl_mem in = cl.buffer(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, src.size() * 4, src.data());
+  cl_mem out = cl.buffer(CL_MEM_WRITE_ONLY, size_t(n) * 4);
+  CHECK(clSetKernelArg(k, 0, sizeof in, &in));
+  CHECK(clSetKernelArg(k, 1, sizeof out, &out));
+  size_t global = n, local = 64;
+  for (int shift : {0, 0, 777, 40000, 40000, 3, 65536, 0}) {
+    CHECK(clSetKernelArg(k, 2, sizeof shift, &shift));
+    CHECK(clEnqueueNDRangeKernel(cl.q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(cl.q, out, CL_TRUE, 0, size_t(n) * 4, dst.data(), 0, nullptr, nullptr));
+    print(("shift " + std::to_string(shift)).c_str(), dst);
+  }
+  release({out, in}, {k}, {p});
+  return 0;
+}
+
 const char* kScale = R"(
 __kernel void scale(__global int* x, int f, int add) {
   int i = get_global_id(0);
@@ -1362,6 +1391,7 @@ int main(int argc, char** argv) {
   if (s == "iterative") return iterative(cl);
   if (s == "load") return load(cl);
   if (s == "columns") return columns(cl);
+  if (s == "window") return window(cl);
   if (s == "output") return output(cl);
   if (s == "order") return order(cl);
   if (s == "longname") return longname(cl);
