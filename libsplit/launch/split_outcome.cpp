@@ -98,13 +98,23 @@ cl_int read_split_times(SplitOutcome& o) {
 
 namespace {
 
+namespace {
+
+// The start of a split launch's log line: which launch, and how it ran.
+std::string log_head(const SplitOutcome& o) {
+  using std::to_string;
+  return "launch " + to_string(o.id) + " " + o.kernel + " dim " + to_string(o.dim) + " groups " +
+         to_string(o.total_groups) +
+         (o.used.size() < 2 ? std::string(" whole (scheduler)") : " split over " + to_string(o.used.size()) + " devices");
+}
+
+}  // namespace
+
 void log_and_trace(const SplitOutcome& o) {
   Runtime& rt = runtime();
   if (!rt.tracer->enabled() && rt.controls.log < 1) return;
   std::ostringstream line;
-  line << "launch " << o.id << " " << o.kernel << " dim " << o.dim << " groups " << o.total_groups;
-  if (o.used.size() < 2) line << " whole (scheduler)";
-  else line << " split over " << o.used.size() << " devices";
+  line << log_head(o);
   for (unsigned d : o.used) {
     double kern = 0;
     uint64_t groups = 0;
@@ -140,8 +150,7 @@ bool times_read(const sched::LaunchPlan& plan, bool profiled) {
 void log_untimed_split(const SplitOutcome& o, const std::vector<std::vector<ChunkRun>>& runs) {
   if (runtime().controls.log < 1) return;
   using std::to_string;  // appends, not a stream: this runs at every untimed launch
-  std::string line = "launch " + to_string(o.id) + " " + o.kernel + " dim " + to_string(o.dim) + " groups " +
-                     to_string(o.total_groups) + " split over " + to_string(o.used.size()) + " devices";
+  std::string line = log_head(o);
   for (unsigned d : o.used) {
     uint64_t groups = 0;
     for (const ChunkRun& r : runs[d]) groups += r.chunk.group_count;
@@ -149,7 +158,7 @@ void log_untimed_split(const SplitOutcome& o, const std::vector<std::vector<Chun
             " B in";
     if (o.moved[d].bytes_to_host) line += " " + to_string(o.moved[d].bytes_to_host) + " B back";
   }
-  line += " | times not read (a settled split: the scheduler measures one launch in 8)";
+  line += " | times not read (a settled split: the scheduler measures only some of its launches)";
   log_line(1, line);
 }
 
