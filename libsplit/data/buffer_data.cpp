@@ -36,13 +36,11 @@ BufferStore::~BufferStore() {
 }
 
 
-namespace {
 void size_state(BufferStore& s) {
   size_t n = runtime().devices.size();
   if (s.dev_mem.size() < n) s.dev_mem.resize(n, nullptr);
   if (s.dev_valid.size() < n) s.dev_valid.resize(n, s.undefined);
 }
-}  // namespace
 
 cl_mem device_buffer(BufferStore& s, unsigned device, cl_int* err) {
   size_state(s);
@@ -172,12 +170,6 @@ bool device_holds(BufferStore& s, unsigned device, Range r) {
 }
 
 namespace {
-
-// Below this, a move stays on the host-copy path: on an H100 + CPU, staged
-// copies of stencil halos (tens of KB; two blocking calls each) made the
-// moves slower (jacobi-2d 12 -> 27 ms a run) while large ones gained (3mm
-// 139 -> 95 ms).
-constexpr uint64_t kMinStagedBytes = uint64_t(1) << 20;
 
 // One piece through the pinned staging memory, in parts of its size: a
 // blocking read from the holder, a blocking write to `device` (the staging

@@ -10,12 +10,21 @@ struct TransferStats {
   uint64_t bytes_to_device = 0, bytes_to_host = 0;
 };
 
+// Below this, a move between devices stays on the host-copy path, not the
+// pinned staging: on an H100 + CPU, staged copies of stencil halos (tens of
+// KB; two blocking calls each) made the moves slower (jacobi-2d 12 -> 27 ms a
+// run) while large ones gained (3mm 139 -> 95 ms).
+constexpr uint64_t kMinStagedBytes = uint64_t(1) << 20;
+
 // Root-store range of an app buffer's [offset, offset+size).
 inline Range root_range(cl_mem m, uint64_t offset, uint64_t size) {
   return {m->origin + offset, m->origin + offset + size};
 }
 
 // The device's copy of the whole store (created on first use).
+// Gives s a device buffer slot and a validity set per runtime device.
+void size_state(BufferStore& s);
+
 cl_mem device_buffer(BufferStore& s, unsigned device, cl_int* err);
 // What a kernel on `device` receives for app buffer m (a device sub-buffer
 // for app sub-buffers).

@@ -10,6 +10,7 @@
 
 #include "command_times.h"
 #include "completion.h"
+#include "device_moves.h"
 #include "device_wait.h"
 #include "executables.h"
 #include "indirect_regions.h"
@@ -250,13 +251,6 @@ cl_int combine_copies(BufferStore& s, const StoreUse& u, const std::vector<unsig
   return CL_SUCCESS;
 }
 
-// Whether this is the first split launch of the key's shape (under the exec
-// lock, like every launch).
-bool first_split_of_shape(const sched::LaunchKey& k) {
-  static std::map<sched::LaunchKey, std::set<unsigned>, sched::ShapeLess> seen;  // homes by shape
-  return seen[k].insert(k.home).second;
-}
-
 // The used devices in increasing order of the highest work-group they ran:
 // a merge takes a unit two devices changed from the later one.
 std::vector<unsigned> merge_order(const std::vector<std::vector<ChunkRun>>& runs, std::vector<unsigned> used) {
@@ -394,12 +388,16 @@ cl_int gather_on_host(const Launch& L, Stores& stores, const std::vector<unsigne
     for (unsigned d : used) u.needed[d].add(u.hull);
   }
   cl_ulong t0 = now_ns();
+  std::vector<DeviceNeed> needs;  // what the devices need from one another moves together first
+  for (auto& [s, u] : stores)
+    for (unsigned d : used) for (const Range& r : u.needed[d].ranges()) needs.push_back({s, d, r});
+  if (cl_int err = move_between_devices_together(needs, o.moved, o.gather_seconds_per_device)) return err;
   for (unsigned d : used) {
     cl_ulong d0 = now_ns();
     for (auto& [s, u] : stores)
       for (const Range& r : u.needed[d].ranges())
         if (cl_int err = stage_for_device(*s, d, r, &o.moved[d])) return err;
-    o.gather_seconds_per_device[d] = (now_ns() - d0) * 1e-9;
+    o.gather_seconds_per_device[d] += (now_ns() - d0) * 1e-9;
   }
   cl_ulong t1 = now_ns();
   o.gather_seconds = (t1 - t0) * 1e-9;

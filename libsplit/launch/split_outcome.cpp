@@ -98,8 +98,6 @@ cl_int read_split_times(SplitOutcome& o) {
 
 namespace {
 
-namespace {
-
 // The start of a split launch's log line: which launch, and how it ran.
 std::string log_head(const SplitOutcome& o) {
   using std::to_string;
@@ -107,8 +105,6 @@ std::string log_head(const SplitOutcome& o) {
          to_string(o.total_groups) +
          (o.used.size() < 2 ? std::string(" whole (scheduler)") : " split over " + to_string(o.used.size()) + " devices");
 }
-
-}  // namespace
 
 void log_and_trace(const SplitOutcome& o) {
   Runtime& rt = runtime();
@@ -140,6 +136,11 @@ void log_and_trace(const SplitOutcome& o) {
 }
 
 }  // namespace
+
+bool first_split_of_shape(const sched::LaunchKey& k) {
+  static std::map<sched::LaunchKey, std::set<unsigned>, sched::ShapeLess> seen;  // homes by shape
+  return seen[k].insert(k.home).second;
+}
 
 bool times_read(const sched::LaunchPlan& plan, bool profiled) {
   // LIBSPLIT_INJECT_FAULTS=untimed_splits: every split taken as settled.

@@ -91,6 +91,10 @@ bool times_read(const sched::LaunchPlan& plan, bool profiled);
 // read: its shares and moves, no times. `runs`: its chunks.
 void log_untimed_split(const SplitOutcome& outcome, const std::vector<std::vector<ChunkRun>>& runs);
 
+// Whether this is the first split launch of the key's shape on its home
+// (under the exec lock, like every launch).
+bool first_split_of_shape(const sched::LaunchKey& k);
+
 // Keeps an asynchronous split's outcome until its events complete.
 void defer_split_report(std::unique_ptr<SplitOutcome> outcome);
 // Reports, in launch order, the deferred outcomes whose events completed;

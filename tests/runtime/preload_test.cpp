@@ -522,6 +522,28 @@ TEST(Preload, TheAppsProgramIsNotReadBackFromACpuDriver) {
   EXPECT_EQ(files, 0u) << run.err;
 }
 
+// Bytes every device needs from another (an all-gather) move through the
+// pinned staging memory with all the devices' moves in flight together
+// (device_moves.h), in one piece or in many: the native output.
+TEST(Preload, AnAllGatherMovesTogetherThroughThePinnedStaging) {
+  if (!exists(LIBSPLIT_CC_PATH)) GTEST_SKIP() << "libsplit-cc not built";
+  for (const std::string& devices : {kTwoDevices, kFourDevices}) {
+    auto native = run_child({RT_APP, "mirror"}, base_env(devices));
+    ASSERT_EQ(native.exit_code, 0) << native.err;
+    for (const char* staging : {"", "staging_bytes=1000"}) {
+      Env env = shim_env(devices, true);
+      env["LIBSPLIT_LOG"] = "2";
+      env["LIBSPLIT_PINNED"] = "1";
+      env["LIBSPLIT_INJECT_FAULTS"] = staging;
+      auto shim = run_child({RT_APP, "mirror"}, env);
+      ASSERT_EQ(shim.exit_code, 0) << shim.err;
+      EXPECT_EQ(native.out, shim.out) << devices << " " << staging << "\n" << shim.err;
+      EXPECT_NE(shim.err.find("(pinned staging, with the other devices' moves)"), std::string::npos)
+          << devices << " " << staging << "\n" << shim.err;
+    }
+  }
+}
+
 // No local size given: a whole launch on the app's device leaves the
 // work-group size to the driver, as the app did (libsplit picks one only to
 // cut a launch into slices; a smaller one than the driver's made whole

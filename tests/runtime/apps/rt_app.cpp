@@ -307,6 +307,42 @@ int window(Cl& cl) {
   return 0;
 }
 
+const char* kMirror = R"(
+__kernel void fill(__global float* x, float k) {
+  int i = get_global_id(0);
+  x[i] = k * (float)(i % 331);
+}
+__kernel void mirror(__global const float* x, __global float* y) {
+  int i = get_global_id(0), n = get_global_size(0);
+  y[i] = x[i] + 0.5f * x[n - 1 - i];
+})";
+
+// Every slice of `mirror` reads the mirror image of its own part of x, which
+// another device wrote: an all-gather, each device needing bytes from the
+// others before the launch.
+int mirror(Cl& cl) {
+  const int n = 1 << 16;
+  std::vector<float> y(n);
+  cl_program p = cl.build(kMirror);
+  cl_kernel fill = cl.kernel(p, "fill"), mir = cl.kernel(p, "mirror");
+  cl_mem x = cl.buffer(CL_MEM_READ_WRITE, size_t(n) * 4);
+  cl_mem out = cl.buffer(CL_MEM_WRITE_ONLY, size_t(n) * 4);
+  CHECK(clSetKernelArg(fill, 0, sizeof x, &x));
+  CHECK(clSetKernelArg(mir, 0, sizeof x, &x));
+  CHECK(clSetKernelArg(mir, 1, sizeof out, &out));
+  size_t global = n, local = 64;
+  for (int it = 1; it <= 6; ++it) {
+    const float k = 0.25f * float(it);
+    CHECK(clSetKernelArg(fill, 1, sizeof k, &k));
+    CHECK(clEnqueueNDRangeKernel(cl.q, fill, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clEnqueueNDRangeKernel(cl.q, mir, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(cl.q, out, CL_TRUE, 0, size_t(n) * 4, y.data(), 0, nullptr, nullptr));
+    print(("mirror " + std::to_string(it)).c_str(), y);
+  }
+  release({out, x}, {fill, mir}, {p});
+  return 0;
+}
+
 const char* kScale = R"(
 __kernel void scale(__global int* x, int f, int add) {
   int i = get_global_id(0);
@@ -1392,6 +1428,7 @@ int main(int argc, char** argv) {
   if (s == "load") return load(cl);
   if (s == "columns") return columns(cl);
   if (s == "window") return window(cl);
+  if (s == "mirror") return mirror(cl);
   if (s == "output") return output(cl);
   if (s == "order") return order(cl);
   if (s == "longname") return longname(cl);

@@ -1,0 +1,137 @@
+#include "device_moves.h"
+
+#include "clock.h"
+#include "device_wait.h"
+#include "pinned_staging.h"
+#include "real_api.h"
+#include "runtime.h"
+
+#include <algorithm>
+#include <map>
+
+namespace libsplit {
+
+namespace {
+
+// A move of one piece from device `from` to device `to`.
+struct Move {
+  BufferStore* store;
+  unsigned from, to;
+  Range piece;
+};
+
+// The moves stage_for_device would make through the staging memory (see
+// copy_between_devices in buffer_data.cpp), per destination device.
+std::map<unsigned, std::vector<Move>> staged_moves(const std::vector<DeviceNeed>& needs) {
+  const Runtime& rt = runtime();
+  std::map<std::pair<BufferStore*, unsigned>, IntervalSet> wanted;
+  for (const DeviceNeed& n : needs) {
+    size_state(*n.store);
+    // The usual launch once owner computes has settled: nothing to move.
+    if (!n.store->dev_valid[n.device].covers(n.range)) wanted[{n.store, n.device}].add(n.range);
+  }
+  std::map<unsigned, std::vector<Move>> moves;
+  for (auto& [where, set] : wanted) {
+    auto [s, d] = where;
+    IntervalSet planned;  // bytes two holders have come from the first
+    for (Range r : set.ranges())
+      for (const Range& missing : s->dev_valid[d].missing(r))
+        for (const Range& stale : s->host_valid.missing(missing))
+          for (unsigned e = 0; e < s->dev_valid.size(); ++e)
+            for (const Range& held : e == d || !s->dev_mem[e] ? std::vector<Range>{} : s->dev_valid[e].present(stale))
+              for (const Range& piece : planned.missing(held))
+                if (piece.size() >= kMinStagedBytes || rt.controls.pinned == "1") {
+                  moves[d].push_back({s, e, d, piece});
+                  planned.add(piece);
+                }
+  }
+  return moves;
+}
+
+// Waits for every event (released), the first failure's status.
+cl_int wait_all(std::vector<cl_event>& events) {
+  cl_int first = CL_SUCCESS;
+  for (cl_event& e : events) {
+    const cl_int status = wait_device_event(e);
+    real().clReleaseEvent(e);
+    if (first == CL_SUCCESS && status < 0) first = status;
+  }
+  events.clear();
+  return first;
+}
+
+}  // namespace
+
+cl_int move_between_devices_together(const std::vector<DeviceNeed>& needs, std::vector<TransferStats>& moved,
+                                     std::vector<double>& seconds) {
+  const Runtime& rt = runtime();
+  if (rt.pinning_device < 0 || rt.controls.device_copies) return CL_SUCCESS;
+  for (const auto& d : rt.devices)
+    if (d.place == DevicePlace::remote) return CL_SUCCESS;
+  std::map<unsigned, std::vector<Move>> moves = staged_moves(needs);
+  if (moves.size() < 2) return CL_SUCCESS;
+  PinnedStaging* staging = pinned_staging();
+  if (!staging) return CL_SUCCESS;
+  const cl_ulong t0 = now_ns();
+  // One slot of the staging memory per destination, reused each round.
+  const size_t slot = staging->size / moves.size();
+  if (!slot) return CL_SUCCESS;
+  std::map<unsigned, size_t> next;  // per destination: its move, and the offset in it
+  std::map<unsigned, uint64_t> done_in_move;
+  for (;;) {
+    struct Part { Move m; uint64_t at; size_t n; uint8_t* ptr; cl_mem to; };
+    std::vector<Part> parts;
+    size_t index = 0;
+    for (auto& [d, list] : moves) {
+      uint8_t* ptr = staging->ptr + slot * index++;
+      size_t& i = next[d];
+      uint64_t& off = done_in_move[d];
+      if (i >= list.size()) continue;
+      const Move& m = list[i];
+      const uint64_t at = m.piece.begin + off;
+      const size_t n = std::min<uint64_t>(slot, m.piece.end - at);
+      cl_int err = CL_SUCCESS;
+      cl_mem to = device_buffer(*m.store, d, &err);
+      if (!to) return err;
+      parts.push_back({m, at, n, ptr, to});
+      if ((off += n) >= m.piece.size()) ++i, off = 0;
+    }
+    if (parts.empty()) {
+      // The devices waited for all of it together.
+      for (auto& [d, list] : moves) seconds[d] += (now_ns() - t0) * 1e-9;
+      return CL_SUCCESS;
+    }
+    std::vector<cl_event> events;
+    cl_int err = CL_SUCCESS;
+    for (const Part& p : parts) {
+      cl_event e = nullptr;
+      err = real().clEnqueueReadBuffer(rt.devices[p.m.from].queue, p.m.store->dev_mem[p.m.from], CL_FALSE, p.at, p.n,
+                                       p.ptr, 0, nullptr, &e);
+      if (err != CL_SUCCESS) break;
+      real().clFlush(rt.devices[p.m.from].queue);
+      events.push_back(e);
+    }
+    if (cl_int waited = wait_all(events); err == CL_SUCCESS) err = waited;
+    if (err != CL_SUCCESS) return err;
+    for (const Part& p : parts) {
+      cl_event e = nullptr;
+      err = real().clEnqueueWriteBuffer(rt.devices[p.m.to].queue, p.to, CL_FALSE, p.at, p.n, p.ptr, 0, nullptr, &e);
+      if (err != CL_SUCCESS) break;
+      real().clFlush(rt.devices[p.m.to].queue);
+      events.push_back(e);
+    }
+    if (cl_int waited = wait_all(events); err == CL_SUCCESS) err = waited;
+    if (err != CL_SUCCESS) return err;
+    for (const Part& p : parts) {
+      p.m.store->dev_valid[p.m.to].add({p.at, p.at + p.n});
+      moved[p.m.to].bytes_to_device += p.n;
+      moved[p.m.to].bytes_to_host += p.n;
+      if (rt.controls.log >= 2 && p.at + p.n == p.m.piece.end)
+        log_line(2, "  copy [" + std::to_string(p.m.piece.begin) + ", " + std::to_string(p.m.piece.end) + ") dev" +
+                        std::to_string(p.m.from) + " -> dev" + std::to_string(p.m.to) +
+                        " (pinned staging, with the other devices' moves)");
+    }
+  }
+}
+
+}  // namespace libsplit
