@@ -48,16 +48,37 @@ std::map<unsigned, std::vector<Move>> staged_moves(const std::vector<DeviceNeed>
   return moves;
 }
 
-// Waits for every event (released), the first failure's status.
-cl_int wait_all(std::vector<cl_event>& events) {
-  cl_int first = CL_SUCCESS;
-  for (cl_event& e : events) {
+// A round's share of one move: `n` bytes at `at`, through the staging slot `ptr`.
+struct Part {
+  Move m;
+  uint64_t at;
+  size_t n;
+  uint8_t* ptr;
+  cl_mem to;  // the receiver's buffer
+};
+
+// One copy per part, all in flight, then all waited for: the reads from the
+// holders into the slots, or the writes from the slots to the receivers.
+// The first failure's status.
+cl_int copy_all(const std::vector<Part>& parts, bool read) {
+  const Runtime& rt = runtime();
+  std::vector<cl_event> events;
+  cl_int err = CL_SUCCESS;
+  for (const Part& p : parts) {
+    cl_command_queue q = rt.devices[read ? p.m.from : p.m.to].queue;
+    cl_event e = nullptr;
+    err = read ? real().clEnqueueReadBuffer(q, p.m.store->dev_mem[p.m.from], CL_FALSE, p.at, p.n, p.ptr, 0, nullptr, &e)
+               : real().clEnqueueWriteBuffer(q, p.to, CL_FALSE, p.at, p.n, p.ptr, 0, nullptr, &e);
+    if (err != CL_SUCCESS) break;
+    real().clFlush(q);
+    events.push_back(e);
+  }
+  for (cl_event e : events) {
     const cl_int status = wait_device_event(e);
     real().clReleaseEvent(e);
-    if (first == CL_SUCCESS && status < 0) first = status;
+    if (err == CL_SUCCESS && status < 0) err = status;
   }
-  events.clear();
-  return first;
+  return err;
 }
 
 }  // namespace
@@ -79,7 +100,6 @@ cl_int move_between_devices_together(const std::vector<DeviceNeed>& needs, std::
   std::map<unsigned, size_t> next;  // per destination: its move, and the offset in it
   std::map<unsigned, uint64_t> done_in_move;
   for (;;) {
-    struct Part { Move m; uint64_t at; size_t n; uint8_t* ptr; cl_mem to; };
     std::vector<Part> parts;
     size_t index = 0;
     for (auto& [d, list] : moves) {
@@ -101,27 +121,8 @@ cl_int move_between_devices_together(const std::vector<DeviceNeed>& needs, std::
       for (auto& [d, list] : moves) seconds[d] += (now_ns() - t0) * 1e-9;
       return CL_SUCCESS;
     }
-    std::vector<cl_event> events;
-    cl_int err = CL_SUCCESS;
-    for (const Part& p : parts) {
-      cl_event e = nullptr;
-      err = real().clEnqueueReadBuffer(rt.devices[p.m.from].queue, p.m.store->dev_mem[p.m.from], CL_FALSE, p.at, p.n,
-                                       p.ptr, 0, nullptr, &e);
-      if (err != CL_SUCCESS) break;
-      real().clFlush(rt.devices[p.m.from].queue);
-      events.push_back(e);
-    }
-    if (cl_int waited = wait_all(events); err == CL_SUCCESS) err = waited;
-    if (err != CL_SUCCESS) return err;
-    for (const Part& p : parts) {
-      cl_event e = nullptr;
-      err = real().clEnqueueWriteBuffer(rt.devices[p.m.to].queue, p.to, CL_FALSE, p.at, p.n, p.ptr, 0, nullptr, &e);
-      if (err != CL_SUCCESS) break;
-      real().clFlush(rt.devices[p.m.to].queue);
-      events.push_back(e);
-    }
-    if (cl_int waited = wait_all(events); err == CL_SUCCESS) err = waited;
-    if (err != CL_SUCCESS) return err;
+    if (cl_int err = copy_all(parts, /*read=*/true)) return err;
+    if (cl_int err = copy_all(parts, /*read=*/false)) return err;
     for (const Part& p : parts) {
       p.m.store->dev_valid[p.m.to].add({p.at, p.at + p.n});
       moved[p.m.to].bytes_to_device += p.n;
