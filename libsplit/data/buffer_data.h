@@ -21,10 +21,10 @@ inline Range root_range(cl_mem m, uint64_t offset, uint64_t size) {
   return {m->origin + offset, m->origin + offset + size};
 }
 
-// The device's copy of the whole store (created on first use).
 // Gives s a device buffer slot and a validity set per runtime device.
 void size_state(BufferStore& s);
 
+// The device's copy of the whole store (created on first use).
 cl_mem device_buffer(BufferStore& s, unsigned device, cl_int* err);
 // What a kernel on `device` receives for app buffer m (a device sub-buffer
 // for app sub-buffers).
