@@ -2,6 +2,7 @@
 #include "api.h"
 #include "clock.h"
 #include "objects.h"
+#include "pinned_staging.h"
 #include "real_api.h"
 #include "runtime.h"
 
@@ -44,7 +45,7 @@ cl_context attach_and_wrap(cl_context r, const cl_context_properties* props, boo
   bool adoptable = !has_notify;
   for (const cl_context_properties* p = props; p && *p; p += 2)
     adoptable = adoptable && p[0] == CL_CONTEXT_PLATFORM;
-  if (cl_int err = runtime().attach_contexts(r, adoptable, open_ns)) {
+  if (cl_int err = runtime().attach_contexts(r, adoptable, open_ns, pin_staging_beside)) {
     real().clReleaseContext(r);
     if (errcode_ret) *errcode_ret = err;
     return nullptr;

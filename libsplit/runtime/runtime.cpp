@@ -326,8 +326,9 @@ std::vector<int> opening_groups(const Runtime& rt, const std::vector<unsigned>& 
 
 // The slots outside the app's context, opened on a thread of their own.
 void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
-                        const std::function<cl_int(unsigned)>& open_slot, std::vector<double> openings) {
-  std::thread([&rt, later, open_slot, openings]() mutable {
+                        const std::function<cl_int(unsigned)>& open_slot,
+                        const std::function<void(unsigned)>& before_join, std::vector<double> openings) {
+  std::thread([&rt, later, open_slot, before_join, openings]() mutable {
     const cl_ulong t1 = now_ns();
     if (fault_injected("slow_open")) {
       std::unique_lock lock(rt.open_mutex);
@@ -348,6 +349,7 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
       const cl_ulong t = now_ns();
       rt.opening_epoch.fetch_add(1);
       const cl_int opened = rt.closing ? CL_INVALID_CONTEXT : open_slot(s);
+      if (opened == CL_SUCCESS && before_join) before_join(s);
       rt.opening_epoch.fetch_add(1);
       if (opened == CL_SUCCESS) {
         rt.slot_opened[s].store(true, std::memory_order_release);
@@ -381,7 +383,8 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
 
 }  // namespace
 
-cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong app_open_ns) {
+cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong app_open_ns,
+                                const std::function<void(unsigned)>& before_join) {
   std::lock_guard lock(attach_mutex);
   if (attached) return attach_error;
   attached = true;
@@ -454,7 +457,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
   scheduler->set_opening_groups(opening_groups(*this, later));
   std::vector<double> openings = estimated_openings(*this, later, app_open_ns);
   scheduler->set_openings(openings);
-  open_in_background(*this, later, open_slot, std::move(openings));
+  open_in_background(*this, later, open_slot, before_join, std::move(openings));
   return CL_SUCCESS;
 }
 

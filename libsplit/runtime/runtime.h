@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -94,7 +95,10 @@ struct Runtime {
   // the creation that failed.
   // app_open_ns: how long the driver took to create the app's context (the
   // cost of opening a device, for Scheduler::set_opening_cost).
-  cl_int attach_contexts(cl_context app_real, bool adoptable, cl_ulong app_open_ns);
+  // before_join(slot): what the background opener does once a later slot's
+  // context and queues are made, before its devices join the launches.
+  cl_int attach_contexts(cl_context app_real, bool adoptable, cl_ulong app_open_ns,
+                         const std::function<void(unsigned)>& before_join = {});
   // Whether runtime device d's context and queue are open (never waits).
   bool device_open(unsigned d) const;
   bool device_slot_open(unsigned slot) const;
