@@ -164,6 +164,23 @@ cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* st
   return CL_SUCCESS;
 }
 
+std::vector<HeldPiece> held_elsewhere(BufferStore& s, unsigned device, Range r) {
+  size_state(s);
+  std::vector<HeldPiece> pieces;
+  IntervalSet taken;  // bytes a holder before supplies
+  for (const Range& missing : s.dev_valid[device].missing(r))
+    for (const Range& stale : s.host_valid.missing(missing))
+      for (unsigned e = 0; e < s.dev_valid.size(); ++e) {
+        if (e == device) continue;
+        for (const Range& held : s.dev_valid[e].present(stale))
+          for (const Range& piece : taken.missing(held)) {
+            pieces.push_back({e, piece});
+            taken.add(piece);
+          }
+      }
+  return pieces;
+}
+
 bool device_holds(BufferStore& s, unsigned device, Range r) {
   size_state(s);
   return s.dev_valid[device].covers(r);
@@ -219,35 +236,27 @@ cl_int copy_between_devices(BufferStore& s, unsigned device, Range m, TransferSt
   Runtime& rt = runtime();
   cl_int err = CL_SUCCESS;
   cl_mem to = nullptr;
-  for (const Range& stale : s.host_valid.missing(m))
-    for (unsigned e = 0; e < s.dev_valid.size(); ++e) {
-      if (e == device) continue;
-      for (const Range& held : s.dev_valid[e].present(stale))
-        for (const Range& p : s.dev_valid[device].missing(held)) {
-          const bool same_context = rt.controls.device_copies && rt.devices[e].slot == rt.devices[device].slot;
-          const bool staged = !same_context && rt.pinning_device >= 0 &&
-                              (p.size() >= kMinStagedBytes || rt.controls.pinned == "1");
-          if (!same_context && !staged) continue;
-          if (!to && !(to = device_buffer(s, device, &err))) return err;
-          if (same_context) {
-            err = copy_in_context(s, e, device, to, p);
-          } else {
-            // Allocated at the first piece that needs it (21 ms for 32 MiB
-            // on an H100: launches that move only halos never pay it).
-            PinnedStaging* staging = pinned_staging();
-            if (!staging) continue;
-            err = copy_staged(s, e, device, to, p, *staging);
-          }
-          if (err != CL_SUCCESS) return err;
-          s.dev_valid[device].add(p);
-          if (stats) stats->bytes_to_device += p.size();
-          if (staged && stats) stats->bytes_to_host += p.size();
-          if (rt.controls.log >= 2)
-            log_line(2, "  copy [" + std::to_string(p.begin) + ", " + std::to_string(p.end) + ") dev" +
-                            std::to_string(e) + " -> dev" + std::to_string(device) +
-                            (same_context ? " (same context)" : " (pinned staging)"));
-        }
+  for (const auto& [e, p] : held_elsewhere(s, device, m)) {
+    const bool same_context = rt.controls.device_copies && rt.devices[e].slot == rt.devices[device].slot;
+    const bool staged = !same_context && rt.pinning_device >= 0 &&
+                        (p.size() >= kMinStagedBytes || rt.controls.pinned == "1");
+    if (!same_context && !staged) continue;
+    if (!to && !(to = device_buffer(s, device, &err))) return err;
+    if (same_context) {
+      err = copy_in_context(s, e, device, to, p);
+    } else {
+      PinnedStaging* staging = pinned_staging();
+      if (!staging) continue;
+      err = copy_staged(s, e, device, to, p, *staging);
     }
+    if (err != CL_SUCCESS) return err;
+    s.dev_valid[device].add(p);
+    if (stats) stats->bytes_to_device += p.size();
+    if (staged && stats) stats->bytes_to_host += p.size();
+    if (rt.controls.log >= 2)
+      log_line(2, "  copy [" + std::to_string(p.begin) + ", " + std::to_string(p.end) + ") dev" + std::to_string(e) +
+                      " -> dev" + std::to_string(device) + (same_context ? " (same context)" : " (pinned staging)"));
+  }
   return CL_SUCCESS;
 }
 

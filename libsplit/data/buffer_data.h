@@ -51,6 +51,15 @@ bool device_holds(BufferStore& s, unsigned device, Range r);
 // within one context or through pinned staging memory (pinned_staging.h);
 // the rest is made valid on the host.
 cl_int stage_for_device(BufferStore& s, unsigned device, Range r, TransferStats* stats = nullptr);
+// A piece of a store that one device lacks and `holder` holds.
+struct HeldPiece {
+  unsigned holder;
+  Range piece;
+};
+// The bytes of r that `device` lacks, the host copy lacks too and another
+// device holds, each byte from one holder (the first in device order): what
+// stage_for_device may move between devices without the host copy.
+std::vector<HeldPiece> held_elsewhere(BufferStore& s, unsigned device, Range r);
 // r was written on the host / on the device: every other copy is stale.
 void wrote_host(BufferStore& s, Range r);
 void wrote_device(BufferStore& s, unsigned device, Range r);

@@ -33,17 +33,9 @@ std::map<unsigned, std::vector<Move>> staged_moves(const std::vector<DeviceNeed>
   std::map<unsigned, std::vector<Move>> moves;
   for (auto& [where, set] : wanted) {
     auto [s, d] = where;
-    IntervalSet planned;  // bytes two holders have come from the first
     for (Range r : set.ranges())
-      for (const Range& missing : s->dev_valid[d].missing(r))
-        for (const Range& stale : s->host_valid.missing(missing))
-          for (unsigned e = 0; e < s->dev_valid.size(); ++e)
-            for (const Range& held : e == d || !s->dev_mem[e] ? std::vector<Range>{} : s->dev_valid[e].present(stale))
-              for (const Range& piece : planned.missing(held))
-                if (piece.size() >= kMinStagedBytes || rt.controls.pinned == "1") {
-                  moves[d].push_back({s, e, d, piece});
-                  planned.add(piece);
-                }
+      for (const auto& [e, piece] : held_elsewhere(*s, d, r))
+        if (piece.size() >= kMinStagedBytes || rt.controls.pinned == "1") moves[d].push_back({s, e, d, piece});
   }
   return moves;
 }
