@@ -133,6 +133,7 @@ struct NDRange {
   uint64_t local[3] = {1, 1, 1};
   uint64_t offset[3] = {0, 0, 0};
   uint64_t groups(unsigned d) const { return global[d] / local[d]; }
+  bool operator==(const NDRange&) const = default;
 };
 
 struct Slice {

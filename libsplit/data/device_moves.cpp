@@ -20,9 +20,18 @@ struct Move {
   Range piece;
 };
 
+// A device receiving moves, and how far they have gone: the move under way
+// and the bytes of it already moved.
+struct Receiver {
+  unsigned device;
+  std::vector<Move> moves;
+  size_t next = 0;
+  uint64_t done = 0;
+};
+
 // The moves stage_for_device would make through the staging memory (see
-// copy_between_devices in buffer_data.cpp), per destination device.
-std::map<unsigned, std::vector<Move>> staged_moves(const std::vector<DeviceNeed>& needs) {
+// copy_between_devices in buffer_data.cpp), per receiving device.
+std::vector<Receiver> staged_moves(const std::vector<DeviceNeed>& needs) {
   const Runtime& rt = runtime();
   std::map<std::pair<BufferStore*, unsigned>, IntervalSet> wanted;
   for (const DeviceNeed& n : needs) {
@@ -37,7 +46,9 @@ std::map<unsigned, std::vector<Move>> staged_moves(const std::vector<DeviceNeed>
       for (const auto& [e, piece] : held_elsewhere(*s, d, r))
         if (piece.size() >= kMinStagedBytes || rt.controls.pinned == "1") moves[d].push_back({s, e, d, piece});
   }
-  return moves;
+  std::vector<Receiver> receivers;
+  for (auto& [d, list] : moves) receivers.push_back({d, std::move(list)});
+  return receivers;
 }
 
 // A round's share of one move: `n` bytes at `at`, through the staging slot `ptr`.
@@ -75,42 +86,42 @@ cl_int copy_all(const std::vector<Part>& parts, bool read) {
 
 }  // namespace
 
+bool devices_move_together() {
+  const Runtime& rt = runtime();
+  return rt.pinning_device >= 0 && !rt.controls.device_copies &&
+         std::none_of(rt.devices.begin(), rt.devices.end(),
+                      [](const Device& d) { return d.place == DevicePlace::remote; });
+}
+
 cl_int move_between_devices_together(const std::vector<DeviceNeed>& needs, std::vector<TransferStats>& moved,
                                      std::vector<double>& seconds) {
   const Runtime& rt = runtime();
-  if (rt.pinning_device < 0 || rt.controls.device_copies) return CL_SUCCESS;
-  for (const auto& d : rt.devices)
-    if (d.place == DevicePlace::remote) return CL_SUCCESS;
-  std::map<unsigned, std::vector<Move>> moves = staged_moves(needs);
-  if (moves.size() < 2) return CL_SUCCESS;
+  if (!devices_move_together()) return CL_SUCCESS;
+  std::vector<Receiver> receivers = staged_moves(needs);
+  if (receivers.size() < 2) return CL_SUCCESS;
   PinnedStaging* staging = pinned_staging();
   if (!staging) return CL_SUCCESS;
   const cl_ulong t0 = now_ns();
-  // One slot of the staging memory per destination, reused each round.
-  const size_t slot = staging->size / moves.size();
+  // One slot of the staging memory per receiver, reused each round.
+  const size_t slot = staging->size / receivers.size();
   if (!slot) return CL_SUCCESS;
-  std::map<unsigned, size_t> next;  // per destination: its move, and the offset in it
-  std::map<unsigned, uint64_t> done_in_move;
   for (;;) {
     std::vector<Part> parts;
-    size_t index = 0;
-    for (auto& [d, list] : moves) {
-      uint8_t* ptr = staging->ptr + slot * index++;
-      size_t& i = next[d];
-      uint64_t& off = done_in_move[d];
-      if (i >= list.size()) continue;
-      const Move& m = list[i];
-      const uint64_t at = m.piece.begin + off;
+    for (size_t r = 0; r < receivers.size(); ++r) {
+      Receiver& to = receivers[r];
+      if (to.next >= to.moves.size()) continue;
+      const Move& m = to.moves[to.next];
+      const uint64_t at = m.piece.begin + to.done;
       const size_t n = std::min<uint64_t>(slot, m.piece.end - at);
       cl_int err = CL_SUCCESS;
-      cl_mem to = device_buffer(*m.store, d, &err);
-      if (!to) return err;
-      parts.push_back({m, at, n, ptr, to});
-      if ((off += n) >= m.piece.size()) ++i, off = 0;
+      cl_mem mem = device_buffer(*m.store, to.device, &err);
+      if (!mem) return err;
+      parts.push_back({m, at, n, staging->ptr + slot * r, mem});
+      if ((to.done += n) >= m.piece.size()) ++to.next, to.done = 0;
     }
     if (parts.empty()) {
       // The devices waited for all of it together.
-      for (auto& [d, list] : moves) seconds[d] += (now_ns() - t0) * 1e-9;
+      for (const Receiver& to : receivers) seconds[to.device] += (now_ns() - t0) * 1e-9;
       return CL_SUCCESS;
     }
     if (cl_int err = copy_all(parts, /*read=*/true)) return err;

@@ -27,6 +27,11 @@ struct DeviceNeed {
 // Left to stage_for_device: everything else (the host-copy path, copy
 // commands with LIBSPLIT_DEVICE_COPIES, remote devices), and everything when
 // fewer than two devices need such bytes. CL_SUCCESS or the first error.
+// Whether move_between_devices_together moves anything in this process
+// (pinned staging between local devices): where not, callers need not list
+// their needs (every launch on a CPU-only node).
+bool devices_move_together();
+
 cl_int move_between_devices_together(const std::vector<DeviceNeed>& needs, std::vector<TransferStats>& moved,
                                      std::vector<double>& seconds);
 

@@ -63,13 +63,11 @@ SplitChoice split_choice(cl_kernel k, const KernelSummary& ks,
   {
     std::lock_guard lock(k->mutex);
     const auto& memo = k->split_memo;
-    if (memo && memo->summary == &ks && memo->parts == parts && memo->scalars == scalars &&
-        memo->sizes == sizes && same_range(memo->nd, nd))
-      return memo->choice;
+    if (memo && memo->parts == parts && memo->shape.is(&ks, scalars, nd, sizes)) return memo->choice;
   }
   SplitChoice choice = choose_split_dim(ks, scalars, nd, sizes, parts);
   std::lock_guard lock(k->mutex);
-  k->split_memo = _cl_kernel::SplitMemo{&ks, scalars, nd, sizes, parts, choice};
+  k->split_memo = _cl_kernel::SplitMemo{{&ks, scalars, nd, sizes}, parts, choice};
   return choice;
 }
 

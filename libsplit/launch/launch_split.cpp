@@ -388,10 +388,12 @@ cl_int gather_on_host(const Launch& L, Stores& stores, const std::vector<unsigne
     for (unsigned d : used) u.needed[d].add(u.hull);
   }
   cl_ulong t0 = now_ns();
-  std::vector<DeviceNeed> needs;  // what the devices need from one another moves together first
-  for (auto& [s, u] : stores)
-    for (unsigned d : used) for (const Range& r : u.needed[d].ranges()) needs.push_back({s, d, r});
-  if (cl_int err = move_between_devices_together(needs, o.moved, o.gather_seconds_per_device)) return err;
+  if (devices_move_together()) {
+    std::vector<DeviceNeed> needs;  // what the devices need from one another moves together first
+    for (auto& [s, u] : stores)
+      for (unsigned d : used) for (const Range& r : u.needed[d].ranges()) needs.push_back({s, d, r});
+    if (cl_int err = move_between_devices_together(needs, o.moved, o.gather_seconds_per_device)) return err;
+  }
   for (unsigned d : used) {
     cl_ulong d0 = now_ns();
     for (auto& [s, u] : stores)

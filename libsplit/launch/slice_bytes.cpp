@@ -5,14 +5,6 @@
 
 namespace libsplit {
 
-bool same_range(const NDRange& a, const NDRange& b) {
-  if (a.dims != b.dims) return false;
-  for (unsigned d = 0; d < 3; ++d)
-    if (a.global[d] != b.global[d] || a.local[d] != b.local[d] || a.offset[d] != b.offset[d])
-      return false;
-  return true;
-}
-
 std::pair<bool, bool> through_index(cl_kernel k, const KernelSummary& ks, unsigned i) {
   std::lock_guard lock(k->mutex);
   if (k->through_index_of != &ks) {
@@ -32,12 +24,8 @@ constexpr size_t kMaxMemoSlices = 1024;  // chunk schedulers' packages vary: bou
 // shape (under the kernel's mutex).
 std::optional<std::vector<ByteRange>>* memo_entry(const Launch& L, const std::array<uint64_t, 5>& key) {
   _cl_kernel::SliceMemo& m = L.kernel->slice_memo;
-  if (m.summary != L.summary || m.scalars != L.scalars || m.sizes != L.sizes || !same_range(m.nd, L.nd) ||
-      m.slices.size() >= kMaxMemoSlices) {
-    m.summary = L.summary;
-    m.scalars = L.scalars;
-    m.sizes = L.sizes;
-    m.nd = L.nd;
+  if (!m.shape.is(L.summary, L.scalars, L.nd, L.sizes) || m.slices.size() >= kMaxMemoSlices) {
+    m.shape = {L.summary, L.scalars, L.nd, L.sizes};
     m.slices.clear();
   }
   auto it = m.slices.find(key);

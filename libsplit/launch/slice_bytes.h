@@ -9,9 +9,6 @@
 
 namespace libsplit {
 
-// Same dimensions, global and local sizes and offsets.
-bool same_range(const NDRange& a, const NDRange& b);
-
 // Whether argument i's read and write regions load from an index buffer
 // (their bytes then follow the index's contents: never memoized).
 std::pair<bool, bool> through_index(cl_kernel k, const KernelSummary& ks, unsigned i);

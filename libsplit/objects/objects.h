@@ -271,16 +271,25 @@ struct _cl_kernel {
   std::vector<std::pair<cl_kernel_exec_info, std::vector<uint8_t>>> exec_info;
   std::vector<cl_kernel> per_device;  // on the program's per-platform programs, lazily
   std::vector<cl_kernel> per_device_original;  // on its originals while it is Preparing
-  // The latest split-dimension choice and what it was made from: an
-  // iterative app launches with the same arguments again and again, and
-  // evaluating the regions took 25-100 us per launch on the GPU node. (The
-  // summary pointer identifies the program's build: a program with kernels
-  // cannot be rebuilt.)
-  struct SplitMemo {
+  // What a launch's regions are evaluated from, for the memos below, which
+  // hold results for the kernel's latest shape: an iterative app launches
+  // with the same arguments again and again. (The summary pointer
+  // identifies the program's build: a program with kernels cannot be
+  // rebuilt.)
+  struct LaunchShape {
     const libsplit::KernelSummary* summary = nullptr;
     std::vector<std::optional<int64_t>> scalars;
     libsplit::NDRange nd;
     std::vector<uint64_t> sizes;
+    bool is(const libsplit::KernelSummary* s, const std::vector<std::optional<int64_t>>& sc,
+            const libsplit::NDRange& n, const std::vector<uint64_t>& si) const {
+      return summary == s && nd == n && scalars == sc && sizes == si;
+    }
+  };
+  // The latest split-dimension choice (evaluating the regions for it took
+  // 25-100 us per launch on the GPU node).
+  struct SplitMemo {
+    LaunchShape shape;
     unsigned parts = 0;
     libsplit::SplitChoice choice;
   };
@@ -292,10 +301,7 @@ struct _cl_kernel {
   // (callgrind, ep over 2 PoCL devices). Regions read through an index
   // buffer are not kept (their bytes follow the index's contents).
   struct SliceMemo {
-    const libsplit::KernelSummary* summary = nullptr;
-    std::vector<std::optional<int64_t>> scalars;
-    libsplit::NDRange nd;
-    std::vector<uint64_t> sizes;
+    LaunchShape shape;
     std::map<std::array<uint64_t, 5>, std::optional<std::vector<libsplit::ByteRange>>> slices;
   };
   SliceMemo slice_memo;  // under mutex
