@@ -291,6 +291,8 @@ cl_int execute_launch(cl_command_queue q, cl_kernel k, const LaunchSpec& spec,
     L.exec_info = k->exec_info;
   }
   L.id = ++rt.launches;
+  rt.last_launch_ns = now_ns();
+  if (!rt.first_launch_ns) rt.first_launch_ns = rt.last_launch_ns;
   clock.mark(StageClock::prepare);
   describe(L);
   clock.mark(StageClock::describe);

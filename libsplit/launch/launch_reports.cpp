@@ -113,6 +113,9 @@ void report_pending_launches() {
   if (!exec.owns_lock()) return;
   harvest_split_reports(/*wait=*/true);
   deliver_reports();
+  if (rt->attached_ns && rt->first_launch_ns >= rt->attached_ns)
+    rt->scheduler->set_launch_span((rt->first_launch_ns - rt->attached_ns) * 1e-9,
+                                   (rt->last_launch_ns - rt->attached_ns) * 1e-9);
   rt->scheduler->end_run();
 }
 

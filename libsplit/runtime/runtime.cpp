@@ -388,7 +388,7 @@ cl_int Runtime::attach_contexts(cl_context app_real, bool adoptable, cl_ulong ap
   std::lock_guard lock(attach_mutex);
   if (attached) return attach_error;
   attached = true;
-  const cl_ulong t0 = now_ns();
+  const cl_ulong t0 = attached_ns = now_ns();
   const RealApi& api = real();
   std::vector<cl_device_id> app_devices;
   cl_uint n = 0;

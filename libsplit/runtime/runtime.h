@@ -87,6 +87,10 @@ struct Runtime {
   cl_int attach_error = CL_SUCCESS;
   std::unique_ptr<Tracer> tracer;
   uint64_t launches = 0;
+  // When the app's first context was attached (the openings start then) and
+  // its first and last launches ran (under exec_mutex): the span the
+  // scheduler's verdict on the openings weighs (Scheduler::set_launch_span).
+  cl_ulong attached_ns = 0, first_launch_ns = 0, last_launch_ns = 0;
 
   int device_index(cl_device_id id) const;
   // Called with each context the app creates (`app_real`: the native one,

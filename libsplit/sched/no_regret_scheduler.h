@@ -111,6 +111,11 @@ struct NoRegretPolicy {
   // measured or not.
   static constexpr double kHalvesMin = 100e-6, kIndivisible = 1.6;
   static constexpr long kHalvesWait = 4;
+  // What a group of devices that joins before the app's launches end costs
+  // the app, as a share of its opening: its context's teardown at exit
+  // (75-79 ms for an H100 context that took 116-197 ms to open), and no wall
+  // time was seen for it on 4 H200 where the loop outlived the openings.
+  static constexpr double kJoinedOpeningShare = 0.25;
 };
 
 class NoRegretScheduler final : public Scheduler {
@@ -129,6 +134,7 @@ class NoRegretScheduler final : public Scheduler {
   void set_openings(const std::vector<double>& seconds) override;
   void set_opening_groups(const std::vector<int>& group_of_device) override;
   void set_app(const std::string& command_line) override;
+  void set_launch_span(double first_seconds, double last_seconds) override;
   void end_run() override;
   // False where every device runs on the host's cores (they count as one).
   bool may_use_several_devices() const override;
@@ -250,6 +256,16 @@ class NoRegretScheduler final : public Scheduler {
   // How many of the `groups` opened in this run (the last one ready; every
   // one where readiness was never told).
   size_t opened_groups(size_t groups) const;
+  // end_run, where the launch span is known: savings by groups counting
+  // each group's gain over the groups before it only on the share of the
+  // launches after it would join, opened at the first context (the sum of
+  // the openings up to it: the driver opens them one at a time); and what
+  // the first k groups cost (openings[k]: each the share of its opening that
+  // a joined group costs, or all of it where it would join after the last
+  // launch).
+  void weigh_by_join_time(std::vector<double>& savings, std::vector<double>& costs) const;
+  // What opening group k (1-based) costs: as told, else set_opening_cost.
+  double opening_of(size_t k) const;
 
   std::vector<DeviceInfo> devices_;
   double explore_budget_;
@@ -263,6 +279,7 @@ class NoRegretScheduler final : public Scheduler {
   std::vector<int> group_of_device_;  // set_opening_groups; empty: not told
   bool split_declined_ = false;      // a split of this run was refused for its moves
   double run_for_opening_ = 0;       // seconds counted toward it
+  double first_launch_ = -1, last_launch_ = -1;  // set_launch_span; < 0: not told
   std::string app_;                  // set_app
   // What opening devices did for app_'s last run that opened them.
   WarmStartStore::Opening app_opening_ = WarmStartStore::Opening::unknown;

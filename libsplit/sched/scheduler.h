@@ -190,6 +190,11 @@ class Scheduler {
   // remembers runs (warm start) may want every device at once where an
   // earlier run of the same command split with gain.
   virtual void set_app(const std::string& /*command_line*/) {}
+  // When the app's launches ran: its first and its last, in seconds since
+  // its first context (where the openings start). Told before end_run; a
+  // run's verdict on its openings then counts each group's gain only on the
+  // launches after it would join.
+  virtual void set_launch_span(double /*first_seconds*/, double /*last_seconds*/) {}
   // The app's end (its last reports delivered): what the next run of the
   // same command should know is written now.
   virtual void end_run() {}
