@@ -88,8 +88,11 @@ struct Runtime {
   std::unique_ptr<Tracer> tracer;
   uint64_t launches = 0;
   // When the app's first context was attached (the openings start then) and
-  // its first and last launches ran (under exec_mutex): the span the
-  // scheduler's verdict on the openings weighs (Scheduler::set_launch_span).
+  // its first and last launches were enqueued (under exec_mutex): the span
+  // the scheduler's verdict on the openings weighs (Scheduler::set_launch_span).
+  // An app that enqueues far ahead of its device ends the span early (up to
+  // the 64 split launches kept unread): later groups then look less useful,
+  // the cautious side.
   cl_ulong attached_ns = 0, first_launch_ns = 0, last_launch_ns = 0;
 
   int device_index(cl_device_id id) const;
