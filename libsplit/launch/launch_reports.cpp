@@ -113,9 +113,13 @@ void report_pending_launches() {
   if (!exec.owns_lock()) return;
   harvest_split_reports(/*wait=*/true);
   deliver_reports();
-  if (rt->attached_ns && rt->first_launch_ns >= rt->attached_ns)
-    rt->scheduler->set_launch_span((rt->first_launch_ns - rt->attached_ns) * 1e-9,
-                                   (rt->last_launch_ns - rt->attached_ns) * 1e-9);
+  if (rt->attached_ns && rt->first_launch_ns >= rt->attached_ns) {
+    const double first = (rt->first_launch_ns - rt->attached_ns) * 1e-9;
+    const double last = (rt->last_launch_ns - rt->attached_ns) * 1e-9;
+    rt->scheduler->set_launch_span(first, last);
+    log_line(2, "launches enqueued from " + std::to_string(int(first * 1000)) + " to " +
+                    std::to_string(int(last * 1000)) + " ms after the app's first context (what the openings' verdict weighs)");
+  }
   rt->scheduler->end_run();
 }
 
