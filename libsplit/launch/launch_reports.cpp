@@ -118,7 +118,8 @@ void report_pending_launches() {
     const double last = (rt->last_launch_ns - rt->attached_ns) * 1e-9;
     rt->scheduler->set_launch_span(first, last);
     log_line(2, "launches enqueued from " + std::to_string(int(first * 1000)) + " to " +
-                    std::to_string(int(last * 1000)) + " ms after the app's first context (what the openings' verdict weighs)");
+                    std::to_string(int(last * 1000)) +
+                    " ms after the app's first context (what the openings' verdict weighs)");
   }
   rt->scheduler->end_run();
 }

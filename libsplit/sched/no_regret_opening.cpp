@@ -130,10 +130,13 @@ double NoRegretScheduler::opening_of(size_t k) const {
 // priced each opening in full against its gain over every launch.
 void NoRegretScheduler::weigh_by_join_time(std::vector<double>& savings, std::vector<double>& costs) const {
   const double span = last_launch_ - first_launch_;
-  double join = 0, before = savings.empty() ? 0.0 : savings[0];  // group k's join time; savings[k - 1] as measured
+  double join = 0;                                      // group k's join time
+  double before = savings.empty() ? 0.0 : savings[0];  // savings[k - 1] as measured
   for (size_t k = 1; k < costs.size(); ++k) {
     join += opening_of(k);
-    const double after = span > 0 ? std::clamp((last_launch_ - join) / span, 0.0, 1.0) : (join <= first_launch_ ? 1.0 : 0.0);
+    // The share of the launches after it joins.
+    const double after = span > 0 ? std::clamp((last_launch_ - join) / span, 0.0, 1.0)
+                                  : (join <= first_launch_ ? 1.0 : 0.0);
     costs[k] = costs[k - 1] + (after > 0 ? P::kJoinedOpeningShare : 1.0) * opening_of(k);
     if (k >= savings.size()) continue;
     const double measured = savings[k];
