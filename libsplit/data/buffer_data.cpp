@@ -164,6 +164,11 @@ cl_int ensure_device(BufferStore& s, unsigned device, Range r, TransferStats* st
   return CL_SUCCESS;
 }
 
+bool staged_size(Range piece) {
+  constexpr uint64_t kMinStagedBytes = uint64_t(1) << 20;
+  return piece.size() >= kMinStagedBytes || runtime().controls.pinned == "1";
+}
+
 std::vector<HeldPiece> held_elsewhere(BufferStore& s, unsigned device, Range r) {
   size_state(s);
   std::vector<HeldPiece> pieces;
@@ -238,8 +243,7 @@ cl_int copy_between_devices(BufferStore& s, unsigned device, Range m, TransferSt
   cl_mem to = nullptr;
   for (const auto& [e, p] : held_elsewhere(s, device, m)) {
     const bool same_context = rt.controls.device_copies && rt.devices[e].slot == rt.devices[device].slot;
-    const bool staged = !same_context && rt.pinning_device >= 0 &&
-                        (p.size() >= kMinStagedBytes || rt.controls.pinned == "1");
+    const bool staged = !same_context && rt.pinning_device >= 0 && staged_size(p);
     if (!same_context && !staged) continue;
     if (!to && !(to = device_buffer(s, device, &err))) return err;
     if (same_context) {

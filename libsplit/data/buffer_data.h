@@ -10,11 +10,13 @@ struct TransferStats {
   uint64_t bytes_to_device = 0, bytes_to_host = 0;
 };
 
-// Below this, a move between devices stays on the host-copy path, not the
-// pinned staging: on an H100 + CPU, staged copies of stencil halos (tens of
-// KB; two blocking calls each) made the moves slower (jacobi-2d 12 -> 27 ms a
-// run) while large ones gained (3mm 139 -> 95 ms).
-constexpr uint64_t kMinStagedBytes = uint64_t(1) << 20;
+// Whether a piece moved between devices goes through the pinned staging
+// where there is one (pinned_staging.h): from 1 MiB (LIBSPLIT_PINNED=1: any
+// size). Smaller ones stay on the host-copy path: on an H100 + CPU, staged
+// copies of stencil halos (tens of KB; two blocking calls each) made the
+// moves slower (jacobi-2d 12 -> 27 ms a run) while large ones gained (3mm
+// 139 -> 95 ms).
+bool staged_size(Range piece);
 
 // Root-store range of an app buffer's [offset, offset+size).
 inline Range root_range(cl_mem m, uint64_t offset, uint64_t size) {

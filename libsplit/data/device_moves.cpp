@@ -32,7 +32,6 @@ struct Receiver {
 // The moves stage_for_device would make through the staging memory (see
 // copy_between_devices in buffer_data.cpp), per receiving device.
 std::vector<Receiver> staged_moves(const std::vector<DeviceNeed>& needs) {
-  const Runtime& rt = runtime();
   std::map<std::pair<BufferStore*, unsigned>, IntervalSet> wanted;
   for (const DeviceNeed& n : needs) {
     size_state(*n.store);
@@ -44,7 +43,7 @@ std::vector<Receiver> staged_moves(const std::vector<DeviceNeed>& needs) {
     auto [s, d] = where;
     for (Range r : set.ranges())
       for (const auto& [e, piece] : held_elsewhere(*s, d, r))
-        if (piece.size() >= kMinStagedBytes || rt.controls.pinned == "1") moves[d].push_back({s, e, d, piece});
+        if (staged_size(piece)) moves[d].push_back({s, e, d, piece});
   }
   std::vector<Receiver> receivers;
   for (auto& [d, list] : moves) receivers.push_back({d, std::move(list)});

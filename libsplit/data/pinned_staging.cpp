@@ -17,9 +17,6 @@ namespace {
 // ran at 28-35 GB/s, 16 MB at 52-53), small enough to pin in a few
 // milliseconds (32 MiB took 21 ms).
 constexpr size_t kStagingBytes = size_t(8) << 20;
-}  // namespace
-
-namespace {
 
 PinnedStaging g_staging;
 std::once_flag g_pinned;
