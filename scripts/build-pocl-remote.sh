@@ -128,8 +128,18 @@ if [ ! -f "$build/build.ninja" ]; then
   # Only the host CPU device, the remote client and the pocld server; no tests, examples, poclcc,
   # SPIR-V or other drivers. The kernel library is built for this machine's CPU ("native").
   # (from inside the build folder: PoCL's configure leaves compile_test_* files in the cwd)
+  # Where this LLVM does not know the CPU (llc: "Host CPU: (unknown)", e.g. a CPU newer than
+  # LLVM 16), PoCL's configure stops and asks for one: the x86-64 level the CPU's flags reach.
+  local_cpu=()
+  if "$(dirname "$llvm_config")/llc" --version | grep -q 'Host CPU: (unknown)'; then
+    level=x86-64
+    grep -qw sse4_2 /proc/cpuinfo && level=x86-64-v2
+    grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && level=x86-64-v3
+    say "LLVM does not know this CPU: building the kernel library for $level"
+    local_cpu=(-DLLC_HOST_CPU=$level)
+  fi
   mkdir -p "$build"
-  (cd "$build" && nice -n 10 cmake -S "$src" -B "$build" -G Ninja \
+  (cd "$build" && nice -n 10 cmake -S "$src" -B "$build" -G Ninja "${local_cpu[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
     -DWITH_LLVM_CONFIG="$llvm_config" \
     -DENABLE_ICD=ON -DENABLE_LOADABLE_DRIVERS=ON \
