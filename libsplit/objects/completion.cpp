@@ -16,11 +16,23 @@ namespace libsplit {
 // One native event a command waits for. Whoever sees it complete first (the
 // driver's callback, or a thread waiting in clFinish / a blocking call)
 // handles it: runs on_complete and counts it down; the other does nothing.
+// Its reference to the native event lives as long as the wait, i.e. as long
+// as anyone holds the command's PendingCompletion: a thread that found the
+// wait unhandled may still use the event after a driver thread handled it.
+// (A reference released by the handler instead let a clFinish retain an
+// event that the callback had just freed: PoCL-Remote aborted in
+// POclRetainEvent, remote_apps.)
 struct NativeWait {
-  cl_event native = nullptr;  // one reference owned, released by the handler
+  cl_event native = nullptr;  // one reference owned
   cl_command_queue device_queue = nullptr;  // where it runs (in order)
   std::function<void(cl_event, cl_event)> on_complete;
   std::atomic<bool> handled{false};
+  NativeWait() = default;
+  NativeWait(const NativeWait&) = delete;
+  NativeWait& operator=(const NativeWait&) = delete;
+  ~NativeWait() {
+    if (native) real().clReleaseEvent(native);
+  }
 };
 
 struct PendingCompletion {
@@ -89,20 +101,19 @@ void handle(const std::shared_ptr<PendingCompletion>& entry, NativeWait& w, cl_i
   if (w.handled.exchange(true)) return;
   if (status < 0) entry->failure.store(status);
   if (w.on_complete) w.on_complete(w.native, entry->event);
-  real().clReleaseEvent(w.native);
   if (entry->remaining.fetch_sub(1) == 1) drain(entry->queue);
 }
 
+// The callback's hold on the command, hence on the wait's event.
 struct CallbackData {
   std::shared_ptr<PendingCompletion> entry;
   NativeWait* wait;
 };
 
-void CL_CALLBACK native_done(cl_event native, cl_int status, void* user) {
+void CL_CALLBACK native_done(cl_event, cl_int status, void* user) {
   DriverCallbackScope scope;
   std::unique_ptr<CallbackData> data(static_cast<CallbackData*>(user));
   handle(data->entry, *data->wait, status);
-  real().clReleaseEvent(native);  // the callback's own reference
 }
 
 }  // namespace
@@ -164,19 +175,10 @@ void finish_command(cl_command_queue q, cl_event e, cl_int status) {
   }
   for (size_t i = 0; i < n; ++i) {
     NativeWait& w = *entry->waits[i];
-    // The callback holds its own reference: a waiter may handle and release
-    // the event first.
-    cl_event native = w.native;
-    if (real().clRetainEvent(native) != CL_SUCCESS) {
-      // No reference for a callback (the driver refused it): wait here.
-      handle(entry, w, wait_device_event(native));
-      continue;
-    }
     auto* data = new CallbackData{entry, &w};
-    if (real().clSetEventCallback(native, CL_COMPLETE, native_done, data) != CL_SUCCESS) {
-      delete data;
-      real().clReleaseEvent(native);
-      handle(entry, w, wait_device_event(native));
+    if (real().clSetEventCallback(w.native, CL_COMPLETE, native_done, data) != CL_SUCCESS) {
+      delete data;  // no callback (the driver refused it): wait here
+      handle(entry, w, wait_device_event(w.native));
     }
   }
   // A command with no device work of its own completes behind the earlier ones.
@@ -189,8 +191,8 @@ namespace {
 // including the one of app event `until` (all of them when null), then
 // completes those commands in order.
 void help_complete_up_to(cl_command_queue q, cl_event until) {
-  // Snapshot the pending native events (retained: a callback may release
-  // them meanwhile), finish their device queues (as fast as the app's own
+  // Snapshot the pending native waits (their commands held: a callback may
+  // handle them meanwhile), finish their device queues (as fast as the app's own
   // clFinish; some drivers' event waits and callbacks come in coarse steps:
   // NVIDIA's callback for a 0.1 ms kernel arrived 4-20 ms late), handle them
   // in order.
@@ -206,9 +208,7 @@ void help_complete_up_to(cl_command_queue q, cl_event until) {
     for (auto& entry : q->pending) {
       for (auto& w : entry->waits)
         if (!w->handled.load()) {
-          // Unreferenced (the driver refused the retain): its callback
-          // handles it; its queue is still finished below.
-          if (real().clRetainEvent(w->native) == CL_SUCCESS) todo.emplace_back(entry, w.get());
+          todo.emplace_back(entry, w.get());
           add_unique(queues, w->device_queue);
         }
       if (entry->event == until) break;
@@ -227,7 +227,6 @@ void help_complete_up_to(cl_command_queue q, cl_event until) {
                           : !w->device_queue ? wait_device_event(native)
                                              : native_status(native);
     handle(entry, *w, status);
-    real().clReleaseEvent(native);
   }
 }
 
