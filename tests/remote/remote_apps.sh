@@ -15,9 +15,9 @@
 set -uo pipefail
 per_run=${LIBSPLIT_REMOTE_TIMEOUT:-120}
 apps=$3
-REMOTE_PORT_BASE=21000 source "$(dirname "$0")/remote_servers.sh"
 # The client's own two CPU devices first: the app's device is local.
-export POCL_DEVICES="pthread basic $POCL_DEVICES"
+client_local="pthread basic"
+REMOTE_PORT_BASE=21000 source "$(dirname "$0")/remote_servers.sh"
 # The apps run in an empty folder, which must stay empty: PoCL v6.0's clLinkProgram on a remote
 # device left a file named by stack bytes in the app's working directory (the build script now
 # patches it).
@@ -44,27 +44,10 @@ check() {  # name, native output, shim output, shim log, exit codes
 shim_env=(LD_PRELOAD="$shim" LIBSPLIT_CACHE_DIR="$tmp/cache" LIBSPLIT_HOST_DEVICES=all LIBSPLIT_WHOLE=0
           LIBSPLIT_SYNC_PREPARE=1 LIBSPLIT_LOG=1)
 
-# PoCL-Remote v6.0 can leave its servers unusable after a run (docs/remote.md: an abort in
-# its client, a hang in its peer mesh setup); then every later client, native or not, finds
-# no device at all. Where a run fails and the servers no longer list both remote devices,
-# they are restarted and that app runs again once: the servers going down twice for one
-# app, or more than twice in the whole run, fails the test.
-restarts=0
+# Where a run fails and the servers have become unusable (remote_servers.sh), they are
+# restarted and that app runs again once: the servers going down twice for one app, or more
+# than twice in the whole run, fails the test.
 native_failed=
-servers_usable() {
-  [ "$(timeout -k 5 60 python3 "$here/cl_devices.py" 2>/dev/null | grep -c pocl-remote)" = 2 ]
-}
-restart_servers() {  # name of the app after whose run the servers were unusable
-  restarts=$((restarts + 1))
-  echo "WARN: servers unusable after $1 (restart $restarts); their logs end:"
-  tail -n 3 "$LIBSPLIT_REMOTE_STATE"/pocld*.log
-  bash "$root/scripts/remote-node.sh" stop
-  mv "$LIBSPLIT_REMOTE_STATE" "$LIBSPLIT_REMOTE_STATE.$restarts"
-  bash "$root/scripts/remote-node.sh" start 2 >/dev/null || { echo "FAIL: servers did not restart"; exit 1; }
-  eval "$(bash "$root/scripts/remote-node.sh" env)"
-  export POCL_DEVICES="pthread basic $POCL_DEVICES"
-}
-
 run_test_app() {  # path, name: native and shim runs; sets rc_n, rc_s
   rc_n=0 rc_s=0
   APP_BINARY_FILE=$tmp/$2.n.bin timeout -k 5 "$per_run" "$1" "$tmp/$2.native" >/dev/null 2>&1 || rc_n=$?

@@ -27,4 +27,28 @@ remote_cleanup() {
 }
 trap remote_cleanup EXIT
 bash "$root/scripts/remote-node.sh" start 2 || { echo "FAIL: servers did not start"; exit 1; }
-eval "$(bash "$root/scripts/remote-node.sh" env)"
+# The client's environment; $client_local (remote_apps: "pthread basic") lists local PoCL
+# devices before the remote ones.
+client_env() {
+  eval "$(bash "$root/scripts/remote-node.sh" env)"
+  if [ -n "${client_local:-}" ]; then export POCL_DEVICES="$client_local $POCL_DEVICES"; fi
+}
+client_env
+
+# PoCL-Remote v6.0 can leave its servers unusable (docs/remote.md: an abort in its client, a
+# hang in its peer mesh setup); every later client, native or not, then finds no device.
+# Do they still list both remote devices (within 60 s)?
+servers_usable() {
+  [ "$(timeout -k 5 60 python3 "$here/cl_devices.py" 2>/dev/null | grep -c pocl-remote)" = 2 ]
+}
+# New servers in place of unusable ones, saying so with the ends of the old ones' logs.
+restarts=0
+restart_servers() {  # what ran before they were found unusable
+  restarts=$((restarts + 1))
+  echo "WARN: servers unusable after $1 (restart $restarts); their logs end:"
+  tail -n 3 "$LIBSPLIT_REMOTE_STATE"/pocld*.log
+  bash "$root/scripts/remote-node.sh" stop
+  mv "$LIBSPLIT_REMOTE_STATE" "$LIBSPLIT_REMOTE_STATE.$restarts"
+  bash "$root/scripts/remote-node.sh" start 2 >/dev/null || { echo "FAIL: servers did not restart"; exit 1; }
+  client_env
+}
