@@ -13,6 +13,16 @@ if [ ! -f "$(dirname "$prefix")/DONE" ]; then
   echo "SKIP: no PoCL-Remote build at $(dirname "$prefix") (run: bash scripts/build-pocl-remote.sh, about 6 min on 2 cores)"
   exit 77
 fi
+# A build that predates the script's current PoCL patches (its DONE names the patch level) is
+# brought up to date first (one or two files rebuilt, seconds), else tested as it is.
+level=$(sed -n 's/^patch_level=//p' "$root/scripts/build-pocl-remote.sh")
+if ! grep -q "patch $level\$" "$(dirname "$prefix")/DONE"; then
+  if bash "$root/scripts/build-pocl-remote.sh" >/dev/null 2>&1; then
+    echo "the PoCL-Remote build was brought up to patch $level"
+  else
+    echo "WARN: the PoCL-Remote build predates patch $level and could not be rebuilt: tested as it is"
+  fi
+fi
 tmp=$(mktemp -d)
 export LIBSPLIT_REMOTE_STATE=$tmp/state
 # Below Linux's ephemeral ports (32768-60999 by default), where a client
