@@ -10,7 +10,7 @@
 # run; checked by hand, docs/remote.md), and app_user_event (PoCL's basic device deadlocks
 # on it natively: tests/apps/README.md). (Running every app natively on a remote device as
 # well, to find such apps automatically, left the servers unusable for the later apps.)
-# usage: remote_apps.sh SHIM BENCH_BIN_DIR TEST_APPS_BIN_DIR
+# usage: remote_apps.sh SHIM BENCH_BIN_DIR TEST_APPS_BIN_DIR [log3]
 # exit 77 (ctest: skipped) where scripts/build-pocl-remote.sh has not been run.
 set -uo pipefail
 per_run=${LIBSPLIT_REMOTE_TIMEOUT:-120}
@@ -41,8 +41,15 @@ check() {  # name, native output, shim output, shim log, exit codes
   if grep -Eq '^libsplit: launch .*\| dev[23] [1-9]' "$log"; then remote_used=$((remote_used + 1)); fi
 }
 
+# A fourth argument "log3": the shim runs with LIBSPLIT_LOG=3 and LIBSPLIT_TRACE (one CSV for
+# every app), which must then hold sub-kernels of both remote devices.
+trace=
 shim_env=(LD_PRELOAD="$shim" LIBSPLIT_CACHE_DIR="$tmp/cache" LIBSPLIT_HOST_DEVICES=all LIBSPLIT_WHOLE=0
           LIBSPLIT_SYNC_PREPARE=1 LIBSPLIT_LOG=1)
+if [ "${4:-}" = log3 ]; then
+  trace=$tmp/trace.csv
+  shim_env+=(LIBSPLIT_LOG=3 LIBSPLIT_TRACE="$trace")
+fi
 
 # Where a run fails and the servers have become unusable (remote_servers.sh), they are
 # restarted and that app runs again once: the servers going down twice for one app, or more
@@ -92,4 +99,10 @@ if [ -n "$(ls -A "$tmp/cwd")" ]; then
   echo "FAIL: files left in the apps' working directory: $(ls -A "$tmp/cwd" | od -c | head -3)"; status=1
 fi
 if [ "$remote_used" -eq 0 ]; then echo "FAIL: no launch used a remote device"; status=1; fi
+if [ -n "$trace" ]; then
+  # Columns: launch,kernel,device,split_dim,first_group,groups,...; devices 2 and 3 are remote.
+  remote_traced=$(awk -F, '($3 == 2 || $3 == 3) && $6 > 0 {print $3}' "$trace" 2>/dev/null | sort -u | wc -l)
+  echo "trace: sub-kernels on $remote_traced of 2 remote devices ($(wc -l <"$trace" 2>/dev/null || echo 0) rows)"
+  [ "$remote_traced" = 2 ] || { echo "FAIL: the trace shows fewer than 2 remote devices with work"; status=1; }
+fi
 exit $status
