@@ -47,9 +47,12 @@ client_env
 
 # PoCL-Remote v6.0 can leave its servers unusable (docs/remote.md: an abort in its client, a
 # hang in its peer mesh setup); every later client, native or not, then finds no device.
-# Do they still list both remote devices (within 60 s)?
+# Do they still list both remote devices (within 60 s)? The listing stays in $tmp/devices.txt,
+# the lister's exit status (124: it hung) in $listing_status.
 servers_usable() {
-  [ "$(timeout -k 5 60 python3 "$here/cl_devices.py" 2>/dev/null | grep -c pocl-remote)" = 2 ]
+  timeout -k 5 60 python3 "$here/cl_devices.py" >"$tmp/devices.txt" 2>/dev/null
+  listing_status=$?
+  [ "$(grep -c pocl-remote "$tmp/devices.txt")" = 2 ]
 }
 # New servers in place of unusable ones, saying so with the ends of the old ones' logs.
 restarts=0
