@@ -8,7 +8,7 @@
 #   scripts/device-pack.sh [--with-cts DIR] [--with-remote DIR] [BUILD_DIR] [DEST]
 #     (defaults: ./build, ./.devpack)
 #   The benchmark scripts (bench_scaling.py, bench_vs_native.py, bench_common.py,
-#   timestamp_run.py, host_times.py, ab_settings.py) go to DEST/scripts/.
+#   timestamp_run.py, host_times.py, ab_settings.py, opening_bound.py) go to DEST/scripts/.
 #   --with-cts DIR  also the CTS suites test_basic, test_api, test_buffers and
 #                   test_compiler of a CTS build (DIR: its build folder or its
 #                   test_conformance/ folder; "auto": the newest one that
@@ -69,7 +69,7 @@ install -s "$build/passes/libsplit-cc" "$dest/passes/"
 install -s "$build"/bench/bin/* "$dest/bench/bin/"
 git -C "$root" rev-parse --short HEAD >"$dest/COMMIT" 2>/dev/null || echo unknown >"$dest/COMMIT"
 mkdir -p "$dest/scripts"
-cp "$root"/scripts/{bench_scaling.py,bench_vs_native.py,bench_common.py,timestamp_run.py,host_times.py,ab_settings.py} "$dest/scripts/"
+cp "$root"/scripts/{bench_scaling.py,bench_vs_native.py,bench_common.py,timestamp_run.py,host_times.py,ab_settings.py,opening_bound.py} "$dest/scripts/"
 if [ -n "$remote" ]; then
   mkdir -p "$dest/pocl-remote"
   cp -a "$remote" "$dest/pocl-remote/install"
