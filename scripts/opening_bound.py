@@ -16,9 +16,12 @@ natively (L: the median of --repeat runs, or the native median of a
 bench_scaling.py CSV) and once under the shim with every device opened at the
 app's first context (LIBSPLIT_OPEN_DEVICES=start, LIBSPLIT_LOG=2), reading the
 join times from the shim's "devN opened in" lines, stamped as they arrive.
-The loop's start is taken as the moment the app prints time_ms minus time_ms
-(the apps print it right after the loop and the read of its result, so the
-joins come out a few ms late: the bound errs high, never low).
+The loop's start is taken from the shim's line of the app's first launch
+(written once that launch completed: its line's time less its kernel time);
+without it, from the app's time_ms line less time_ms. Not from the time_ms
+line first: the app prints it after reading its result, and a read can wait
+for an opening in progress (the driver stalls other calls while it opens a
+GPU: mandelbrot's read waited 130 ms for the fourth GPU on 4 H200).
 
   scripts/opening_bound.py --bin-dir .devpack/bench/bin --shim .devpack/libsplit/libsplit.so \\
       --device 1 --devices 1:0,1:1,1:2,1:3 --apps matmul,gemm --out OUT [--scaling-csv CSV]
@@ -41,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import run_app  # noqa: E402
 
 OPENED = re.compile(r"libsplit: (dev\d+(?:, dev\d+)*) opened in \d+ ms")
+# The first launch's line and its (first) device's kernel time.
+FIRST_LAUNCH = re.compile(r"libsplit: launch 1 \S+ dim .*?\| dev\d+ \d+ groups ([\d.]+) ms")
 
 
 def stamped_run(cmd, env, timeout):
@@ -75,7 +80,9 @@ def joins_into_loop(lines):
                None)
     if end is None:
         return None, None
-    loop_start = end[0] - end[1] / 1000
+    first = next(((t, float(m.group(1))) for t, s, l in lines if s == "err" for m in [FIRST_LAUNCH.search(l)] if m),
+                 None)
+    loop_start = first[0] - first[1] / 1000 if first else end[0] - end[1] / 1000
     joins = []
     for t, s, l in lines:
         m = OPENED.search(l) if s == "err" else None
