@@ -217,7 +217,8 @@ void describe(Launch& L) {
 // Tells the scheduler which devices new splits may use (Scheduler::set_ready):
 // the app's, then each other one once its context is open, a GPU once this
 // launch's program is built there too (asking starts that build in the
-// background): a split planned over a device still building ran whole,
+// background; a GPU being opened is asked already, so that its build starts
+// the moment it opens): a split planned over a device still building ran whole,
 // and on 4 H100 the reset to whole lost gemm's running split. Once told, a
 // device stays ready (another program not built there yet runs its launch
 // whole once). Nothing to do once every device is open and told.
@@ -236,6 +237,8 @@ void tell_scheduler_ready(Runtime& rt, cl_kernel k) {
   for (unsigned d = 0; d < n; ++d) {
     if (!ready[d] && rt.device_open(d) && (!rt.devices[d].is_gpu || devices_ready(k, {d})))
       ready[d] = changed = true;
+    else if (!ready[d] && rt.devices[d].is_gpu && !rt.device_open(d))
+      build_where_opening(k, d);
     all = all && ready[d];
   }
   if (changed) rt.scheduler->set_ready(ready);

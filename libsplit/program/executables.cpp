@@ -72,6 +72,13 @@ bool devices_ready(cl_kernel k, const std::vector<unsigned>& devices) {
   return ready;
 }
 
+void build_where_opening(cl_kernel k, unsigned device) {
+  Runtime& rt = runtime();
+  const unsigned slot = rt.devices[device].slot;
+  if (rt.controls.sync_prepare || rt.opening_slot.load() != int(slot) || k->program->mode == Mode::Preparing) return;
+  build_once_open(k->program, slot);
+}
+
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err) {
   return kernel_of(k, device, k->program->mode == Mode::Preparing, err);
 }

@@ -28,6 +28,10 @@ bool device_ready(cl_kernel k, unsigned device);
 // runs whole on the app's device); false for good when one failed.
 bool devices_ready(cl_kernel k, const std::vector<unsigned>& devices);
 
+// GPU `device` is being opened in the background now: k's program starts
+// building there the moment it opens (lazy_slots.h: build_once_open).
+void build_where_opening(cl_kernel k, unsigned device);
+
 // The kernel object for runtime device d (created on first use); null when
 // the program has none there.
 cl_kernel device_kernel(cl_kernel k, unsigned device, cl_int* err);

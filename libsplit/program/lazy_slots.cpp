@@ -57,6 +57,30 @@ void start_lazy_build(cl_program p, unsigned slot, std::unique_lock<std::mutex>&
 
 }  // namespace
 
+void build_once_open(cl_program p, unsigned slot) {
+  std::lock_guard lock(p->prep_mutex);
+  if (slot >= p->lazy_state.size() || app_exiting()) return;
+  const LazySlot was = p->lazy_state[slot];
+  if (was != LazySlot::Pending && was != LazySlot::Deferred) return;
+  p->lazy_state[slot] = LazySlot::Building;
+  log_line(2, "preparation: platform slot " + std::to_string(slot) + " is opening, built once open");
+  run_background_job(p, [p, slot, was, generation = p->prep_generation, source = p->lazy_source,
+                         options = p->lazy_options] {
+    become_background_build();
+    const bool open = runtime().wait_slot_open(slot, app_exiting);
+    std::string why = "the app ended";
+    cl_program prog = open && !app_exiting() ? build_slot(p, slot, &source, options, nullptr, &why) : nullptr;
+    {
+      std::lock_guard lock(p->prep_mutex);
+      if (prog || (open && !app_exiting()))
+        publish_lazy(p, slot, generation, prog, why);
+      else if (generation == p->prep_generation && slot < p->lazy_state.size())
+        p->lazy_state[slot] = was;  // not opened now, or the app ended first: as it was
+    }
+    p->prep_cv.notify_all();
+  });
+}
+
 void set_lazy_slots(cl_program p, std::vector<bool> cached) {
   std::lock_guard lock(p->prep_mutex);
   release_all(p->lazy_built);

@@ -6,7 +6,8 @@
 // device binaries are not cached: the build waits until the run is long
 // enough to pay for it from the exploration budget, or a split needs the
 // device) -> Pending -> Building (in the background, or in a launch that
-// waits) -> Built (held in lazy_built) -> None once a launch took it into
+// waits; a GPU's from the moment its context opens when a launch wanted it
+// while it opened) -> Built (held in lazy_built) -> None once a launch took it into
 // per_platform; or Failed (the program's launches run whole from then on).
 #pragma once
 
@@ -26,5 +27,12 @@ void set_lazy_slots(cl_program p, std::vector<bool> cached);
 // is started (a Deferred slot only when `wanted` by a split or paid from the
 // exploration budget) and the answer is null for now.
 cl_program take_lazy_slot(cl_program p, unsigned slot, bool wait, bool wanted = false);
+
+// A slot whose context the background thread is opening now (a GPU a split
+// will want): its build starts in the background the moment it opens, rather
+// than at the first launch after (which then ran whole, and the next one
+// too while the build ran). Nothing when the slot is not lazy, already
+// building or built, or stops opening first (then it stays as it was).
+void build_once_open(cl_program p, unsigned slot);
 
 }  // namespace libsplit

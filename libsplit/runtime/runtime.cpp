@@ -348,6 +348,7 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
       }
       const cl_ulong t = now_ns();
       rt.opening_epoch.fetch_add(1);
+      rt.opening_slot = int(s);
       const cl_int opened = rt.closing ? CL_INVALID_CONTEXT : open_slot(s);
       if (opened == CL_SUCCESS && before_join) before_join(s);
       rt.opening_epoch.fetch_add(1);
@@ -358,6 +359,11 @@ void open_in_background(Runtime& rt, const std::vector<unsigned>& later,
       } else {
         ok = false;
       }
+      {
+        std::lock_guard lock(rt.open_mutex);
+        rt.opening_slot = -1;
+      }
+      rt.open_cv.notify_all();  // builds waiting for this slot (wait_slot_open)
       if (rt.controls.log >= 2) {
         std::string names;
         for (unsigned d = 0; d < rt.devices.size(); ++d)
@@ -486,6 +492,15 @@ void Runtime::stop_opening() {
   }
   open_cv.notify_all();
   wait_open();
+}
+
+bool Runtime::wait_slot_open(unsigned slot, const std::function<bool()>& give_up) {
+  std::unique_lock lock(open_mutex);
+  while (!device_slot_open(slot)) {
+    if (others_open || closing || opening_slot != int(slot) || give_up()) return device_slot_open(slot);
+    open_cv.wait_for(lock, std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 cl_context Runtime::context(unsigned slot) {

@@ -124,6 +124,16 @@ struct Runtime {
   // stalls the app's driver calls: a split launch near one was judged by
   // that stall and given up (split_outcome.h: beside_opening).
   std::atomic<uint64_t> opening_epoch{0};
+  // The slot the background thread is opening now (-1: none). A launch that
+  // would use its GPU starts the program's build there to begin the moment
+  // it opens (lazy_slots.h: build_once_open): started by the first launch
+  // after the opening instead, the build ran that launch and the next one
+  // whole (syrk on 2 H200: one 14 ms launch on one GPU instead of two).
+  std::atomic<int> opening_slot{-1};
+  // Waits until `slot` is open (true), or until it will not open soon: the
+  // background thread is no longer opening it, the app is closing, or
+  // give_up() (asked every 5 ms) says so (false).
+  bool wait_slot_open(unsigned slot, const std::function<bool()>& give_up);
   void want_devices(unsigned level);
   // The devices the scheduler was told it may use (Scheduler::set_ready,
   // launch.cpp): each once open (a GPU: once the launch's program is built

@@ -249,7 +249,9 @@ TEST_F(TwoPlatforms, ASplitBuildsOnlyForThePlatformsItUses) {
 TEST_F(TwoPlatforms, ALaunchRunsInHalvesOnceBeforeADeviceOpensForIt) {
   Env native_load = native_env();
   native_load["RT_APP_PLATFORM"] = "1";  // PoCL: Oclgrind's device opens on demand
-  native_load["RT_APP_ITERS"] = "60";
+  // Long enough for the partition-ready program: its PoCL build alone took
+  // 0.6 s on a slower 2-core machine, more than 60 launches of ~10 ms.
+  native_load["RT_APP_ITERS"] = "200";
   auto native = run_child({RT_APP, "load"}, native_load);
   ASSERT_EQ(native.exit_code, 0) << native.err;
   Env env = shim_env("halves");
