@@ -27,10 +27,13 @@ GPU: mandelbrot's read waited 130 ms for the fourth GPU on 4 H200).
       --device 1 --devices 1:0,1:1,1:2,1:3 --apps matmul,gemm --out OUT [--scaling-csv CSV]
 
 Writes OUT/bound.md (and prints it) and OUT/<app>-log2.txt (the stamped logs).
+--from-logs DIR runs nothing: the bound again from DIR/<app>-log2.txt[.gz] of
+an earlier run (with --scaling-csv for L).
 Exits 1 when a run fails or a log shows no opening.
 """
 import argparse
 import csv
+import gzip
 import os
 import re
 import selectors
@@ -101,6 +104,18 @@ def bound(loop_ms, joins):
     return best
 
 
+def read_stamped(path):
+    """[(seconds, stream, line)] of a log this script wrote (gzipped or not)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    lines = []
+    with opener(path, "rt") as f:
+        for l in f:
+            m = re.match(r"\s*([\d.]+) (.) (.*)", l.rstrip("\n"))
+            if m:
+                lines.append((float(m[1]), "err" if m[2] == "!" else "out", m[3]))
+    return lines
+
+
 def native_medians(path):
     """app -> median native time_ms of a bench_scaling.py CSV."""
     per = {}
@@ -111,10 +126,21 @@ def native_medians(path):
     return {app: statistics.median(v) for app, v in per.items()}
 
 
+def shim_run(a, app, cmd, cache):
+    """The shim run with every device opened at the app's context, stamped (kept as OUT/<app>-log2.txt)."""
+    env = dict(os.environ, LD_PRELOAD=a.shim, LIBSPLIT_DEVICES=a.devices, LIBSPLIT_OPEN_DEVICES="start",
+               LIBSPLIT_LOG="2", LIBSPLIT_CACHE_DIR=str(cache))
+    run_app(cmd, {k: v for k, v in env.items() if k != "LIBSPLIT_LOG"}, a.timeout)  # fills the cache
+    rc, lines = stamped_run(cmd, env, a.timeout)
+    with open(a.out / f"{app}-log2.txt", "w") as f:
+        f.writelines(f"{t:8.3f} {'!' if s == 'err' else ' '} {l}\n" for t, s, l in lines)
+    return rc, lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin-dir", required=True, type=Path)
-    ap.add_argument("--shim", required=True)
+    ap.add_argument("--bin-dir", type=Path)
+    ap.add_argument("--shim")
     ap.add_argument("--device", default="0", help="the app's --device (its own GPU)")
     ap.add_argument("--devices", required=True, help="LIBSPLIT_DEVICES for the shim run, the app's first")
     ap.add_argument("--apps", default="matmul,syr2k,histogram,syrk,3mm,2mm,gemm,mandelbrot,ep,nbody")
@@ -122,17 +148,33 @@ def main():
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=1, help="native runs per app (without --scaling-csv)")
     ap.add_argument("--scaling-csv", type=Path, help="take L from this bench_scaling.py CSV's native runs")
+    ap.add_argument("--from-logs", type=Path, help="run nothing: read DIR/<app>-log2.txt[.gz] (needs --scaling-csv)")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out", required=True, type=Path)
     a = ap.parse_args()
+    if a.from_logs and not a.scaling_csv:
+        ap.error("--from-logs needs --scaling-csv (the native loop times)")
+    if not a.from_logs and (not a.bin_dir or not a.shim):
+        ap.error("--bin-dir and --shim are needed unless --from-logs is given")
     a.out.mkdir(parents=True, exist_ok=True)
     known = native_medians(a.scaling_csv) if a.scaling_csv else {}
     cache = a.out / "cache"
     rows, failed = [], []
     for app in [x for x in a.apps.split(",") if x]:
-        cmd = [str(a.bin_dir / app), "--size", a.preset, "--iters", str(a.iters), "--device", a.device,
+        cmd = [str(a.bin_dir and a.bin_dir / app), "--size", a.preset, "--iters", str(a.iters), "--device", a.device,
                "--no-check"]
-        if app in known:
+        if a.from_logs:
+            if app not in known:
+                failed.append(f"{app}: no native run in {a.scaling_csv}")
+                continue
+            loop_ms = known[app]
+            logs = [a.from_logs / f"{app}-log2.txt{z}" for z in ("", ".gz")]
+            log = next((l for l in logs if l.exists()), None)
+            if log is None:
+                failed.append(f"{app}: no {logs[0]}[.gz]")
+                continue
+            rc, lines = 0, read_stamped(log)
+        elif app in known:
             loop_ms = known[app]
         else:
             runs = [run_app(cmd, dict(os.environ), a.timeout) for _ in range(a.repeat)]
@@ -140,12 +182,8 @@ def main():
                 failed.append(f"{app} native: {[r.status for r in runs]}")
                 continue
             loop_ms = statistics.median(r.time_ms for r in runs)
-        env = dict(os.environ, LD_PRELOAD=a.shim, LIBSPLIT_DEVICES=a.devices, LIBSPLIT_OPEN_DEVICES="start",
-                   LIBSPLIT_LOG="2", LIBSPLIT_CACHE_DIR=str(cache))
-        run_app(cmd, {k: v for k, v in env.items() if k != "LIBSPLIT_LOG"}, a.timeout)  # fills the cache
-        rc, lines = stamped_run(cmd, env, a.timeout)
-        with open(a.out / f"{app}-log2.txt", "w") as f:
-            f.writelines(f"{t:8.3f} {'!' if s == 'err' else ' '} {l}\n" for t, s, l in lines)
+        if not a.from_logs:
+            rc, lines = shim_run(a, app, cmd, cache)
         joins, shim_ms = joins_into_loop(lines)
         if rc != 0 or joins is None:
             failed.append(f"{app} under the shim: exit {rc}, time_ms {'missing' if joins is None else 'read'}")
@@ -155,8 +193,7 @@ def main():
             continue
         k, best = bound(loop_ms, joins)
         rows.append(f"| {app} | {loop_ms:.1f} ms | {', '.join(f'{j:.0f}' for j in joins)} | {k} | "
-                    f"{best:.1f} ms | {loop_ms / best:.2f}x | {len(joins) + 1}x | "
-                    f"{loop_ms / shim_ms:.2f}x |")
+                    f"{best:.1f} ms | {loop_ms / best:.2f}x | {len(joins) + 1}x | {loop_ms / shim_ms:.2f}x |")
     md = ("| app | L (native loop) | joins into the loop (ms) | best device count | bound on the loop | "
           "bound on the speed-up | ideal | this run (every device opened at start) |\n"
           "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")

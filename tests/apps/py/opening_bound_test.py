@@ -70,6 +70,14 @@ def main():
             log = open(f"{tmp}/out/histogram-log2.txt").read()
             if not re.search(r"^ +[\d.]+ ! libsplit: dev0 opened in \d+ ms", log, re.M):
                 failures.append("the stamped log has no 'dev0 opened in' line")
+            # The same bound again from the kept log, L from a bench_scaling.py CSV.
+            with open(f"{tmp}/scaling.csv", "w") as f:
+                f.write(f"app,config,rep,time_ms,wall_s,status\nhistogram,1 GPU (native),0,{loop},1,SKIPPED\n")
+            again = subprocess.run([sys.executable, SCRIPT, "--from-logs", f"{tmp}/out", "--scaling-csv",
+                                    f"{tmp}/scaling.csv", "--devices", "1:0,0:0", "--apps", "histogram", "--out",
+                                    f"{tmp}/again"], capture_output=True, text=True, timeout=60)
+            if again.returncode != 0 or row[0] not in again.stdout:
+                failures.append(f"--from-logs: exit {again.returncode}, not the same row:\n{again.stdout}{again.stderr}")
         r = run(tmp, f"{tmp}/held", {"LIBSPLIT_INJECT_FAULTS": "slow_open"})
         if r.returncode != 1 or "no device opened in the background" not in r.stderr:
             failures.append(f"opening held back: exit {r.returncode}, expected 1 with the reason\n{r.stderr}")
