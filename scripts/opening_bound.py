@@ -36,59 +36,32 @@ import csv
 import gzip
 import os
 import re
-import selectors
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import run_app  # noqa: E402
+from timestamp_run import stamped_run  # noqa: E402
 
 OPENED = re.compile(r"libsplit: (dev\d+(?:, dev\d+)*) opened in \d+ ms")
 # The first launch's line and its (first) device's kernel time.
 FIRST_LAUNCH = re.compile(r"libsplit: launch 1 \S+ dim .*?\| dev\d+ \d+ groups ([\d.]+) ms")
 
 
-def stamped_run(cmd, env, timeout):
-    """Runs cmd; returns (exit code, [(seconds since start, stream, line)])."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    sel = selectors.DefaultSelector()
-    sel.register(p.stdout, selectors.EVENT_READ, "out")
-    sel.register(p.stderr, selectors.EVENT_READ, "err")
-    lines, rest = [], {"out": b"", "err": b""}
-    open_streams = 2
-    while open_streams:
-        if time.monotonic() - start > timeout:
-            p.kill()
-            break
-        for key, _ in sel.select(timeout=1):
-            chunk = os.read(key.fileobj.fileno(), 65536)
-            now = time.monotonic() - start
-            if not chunk:
-                sel.unregister(key.fileobj)
-                open_streams -= 1
-                continue
-            data = rest[key.data] + chunk
-            *full, rest[key.data] = data.split(b"\n")
-            lines += [(now, key.data, l.decode(errors="replace")) for l in full]
-    return p.wait(), lines
-
-
 def joins_into_loop(lines):
-    """(join offsets in ms into the loop, sorted; the app's time_ms) from a stamped LOG=2 run."""
-    end = next(((t, float(l.split("=", 1)[1])) for t, s, l in lines if s == "out" and l.startswith("time_ms=")),
+    """(join offsets in ms into the loop, sorted; the app's time_ms) from a stamped LOG=2 run:
+    (seconds, '!' for stderr or ' ' for stdout, line) as timestamp_run.stamped_run gives them."""
+    end = next(((t, float(l.split("=", 1)[1])) for t, s, l in lines if s == " " and l.startswith("time_ms=")),
                None)
     if end is None:
         return None, None
-    first = next(((t, float(m.group(1))) for t, s, l in lines if s == "err" for m in [FIRST_LAUNCH.search(l)] if m),
+    first = next(((t, float(m.group(1))) for t, s, l in lines if s == "!" for m in [FIRST_LAUNCH.search(l)] if m),
                  None)
     loop_start = first[0] - first[1] / 1000 if first else end[0] - end[1] / 1000
     joins = []
     for t, s, l in lines:
-        m = OPENED.search(l) if s == "err" else None
+        m = OPENED.search(l) if s == "!" else None
         if m:
             joins += [max(0.0, (t - loop_start) * 1000)] * len(m.group(1).split(", "))
     return sorted(joins), end[1]
@@ -112,7 +85,7 @@ def read_stamped(path):
         for l in f:
             m = re.match(r"\s*([\d.]+) (.) (.*)", l.rstrip("\n"))
             if m:
-                lines.append((float(m[1]), "err" if m[2] == "!" else "out", m[3]))
+                lines.append((float(m[1]), m[2], m[3]))
     return lines
 
 
@@ -131,9 +104,10 @@ def shim_run(a, app, cmd, cache):
     env = dict(os.environ, LD_PRELOAD=a.shim, LIBSPLIT_DEVICES=a.devices, LIBSPLIT_OPEN_DEVICES="start",
                LIBSPLIT_LOG="2", LIBSPLIT_CACHE_DIR=str(cache))
     run_app(cmd, {k: v for k, v in env.items() if k != "LIBSPLIT_LOG"}, a.timeout)  # fills the cache
-    rc, lines = stamped_run(cmd, env, a.timeout)
+    lines = []
+    rc = stamped_run(cmd, lambda t, mark, text: lines.append((t, mark, text)), env, a.timeout)
     with open(a.out / f"{app}-log2.txt", "w") as f:
-        f.writelines(f"{t:8.3f} {'!' if s == 'err' else ' '} {l}\n" for t, s, l in lines)
+        f.writelines(f"{t:8.3f} {s} {l}\n" for t, s, l in lines)
     return rc, lines
 
 
@@ -161,8 +135,6 @@ def main():
     cache = a.out / "cache"
     rows, failed = [], []
     for app in [x for x in a.apps.split(",") if x]:
-        cmd = [str(a.bin_dir and a.bin_dir / app), "--size", a.preset, "--iters", str(a.iters), "--device", a.device,
-               "--no-check"]
         if a.from_logs:
             if app not in known:
                 failed.append(f"{app}: no native run in {a.scaling_csv}")
@@ -174,15 +146,17 @@ def main():
                 failed.append(f"{app}: no {logs[0]}[.gz]")
                 continue
             rc, lines = 0, read_stamped(log)
-        elif app in known:
-            loop_ms = known[app]
         else:
-            runs = [run_app(cmd, dict(os.environ), a.timeout) for _ in range(a.repeat)]
-            if not all(r.ok for r in runs):
-                failed.append(f"{app} native: {[r.status for r in runs]}")
-                continue
-            loop_ms = statistics.median(r.time_ms for r in runs)
-        if not a.from_logs:
+            cmd = [str(a.bin_dir / app), "--size", a.preset, "--iters", str(a.iters), "--device", a.device,
+                   "--no-check"]
+            if app in known:
+                loop_ms = known[app]
+            else:
+                runs = [run_app(cmd, dict(os.environ), a.timeout) for _ in range(a.repeat)]
+                if not all(r.ok for r in runs):
+                    failed.append(f"{app} native: {[r.status for r in runs]}")
+                    continue
+                loop_ms = statistics.median(r.time_ms for r in runs)
             rc, lines = shim_run(a, app, cmd, cache)
         joins, shim_ms = joins_into_loop(lines)
         if rc != 0 or joins is None:

@@ -37,18 +37,28 @@ void publish_lazy(cl_program p, unsigned slot, unsigned generation, cl_program p
   p->lazy_state[slot] = LazySlot::Built;
 }
 
-// Builds a lazy slot in the background (lock: prep_mutex, state Pending).
-void start_lazy_build(cl_program p, unsigned slot, std::unique_lock<std::mutex>& lock) {
+// Builds a lazy slot in the background (lock: prep_mutex, state Pending or
+// Deferred). `once_open`: the slot's context is being opened; the build waits
+// for it, and where it does not open (or the app ends first) the slot goes
+// back to the state it had, for a later launch to ask.
+void start_lazy_build(cl_program p, unsigned slot, std::unique_lock<std::mutex>& lock, bool once_open = false) {
+  const LazySlot was = p->lazy_state[slot];
   p->lazy_state[slot] = LazySlot::Building;
-  log_line(2, "preparation: platform slot " + std::to_string(slot) + " is wanted, built in the background");
-  run_background_job(p, [p, slot, generation = p->prep_generation, source = p->lazy_source,
+  log_line(2, "preparation: platform slot " + std::to_string(slot) +
+                  (once_open ? " is opening, built once open" : " is wanted, built in the background"));
+  run_background_job(p, [p, slot, was, once_open, generation = p->prep_generation, source = p->lazy_source,
                          options = p->lazy_options] {
     become_background_build();
+    const bool open = !once_open || runtime().wait_slot_open(slot, app_exiting);
     std::string why = "the app ended";
-    cl_program prog = app_exiting() ? nullptr : build_slot(p, slot, &source, options, nullptr, &why);
+    cl_program prog = open && !app_exiting() ? build_slot(p, slot, &source, options, nullptr, &why) : nullptr;
     {
       std::lock_guard lock(p->prep_mutex);
-      publish_lazy(p, slot, generation, prog, why);
+      if (once_open && !prog && (!open || app_exiting())) {
+        if (generation == p->prep_generation && slot < p->lazy_state.size()) p->lazy_state[slot] = was;
+      } else {
+        publish_lazy(p, slot, generation, prog, why);
+      }
     }
     p->prep_cv.notify_all();
   });
@@ -58,27 +68,10 @@ void start_lazy_build(cl_program p, unsigned slot, std::unique_lock<std::mutex>&
 }  // namespace
 
 void build_once_open(cl_program p, unsigned slot) {
-  std::lock_guard lock(p->prep_mutex);
+  std::unique_lock lock(p->prep_mutex);
   if (slot >= p->lazy_state.size() || app_exiting()) return;
-  const LazySlot was = p->lazy_state[slot];
-  if (was != LazySlot::Pending && was != LazySlot::Deferred) return;
-  p->lazy_state[slot] = LazySlot::Building;
-  log_line(2, "preparation: platform slot " + std::to_string(slot) + " is opening, built once open");
-  run_background_job(p, [p, slot, was, generation = p->prep_generation, source = p->lazy_source,
-                         options = p->lazy_options] {
-    become_background_build();
-    const bool open = runtime().wait_slot_open(slot, app_exiting);
-    std::string why = "the app ended";
-    cl_program prog = open && !app_exiting() ? build_slot(p, slot, &source, options, nullptr, &why) : nullptr;
-    {
-      std::lock_guard lock(p->prep_mutex);
-      if (prog || (open && !app_exiting()))
-        publish_lazy(p, slot, generation, prog, why);
-      else if (generation == p->prep_generation && slot < p->lazy_state.size())
-        p->lazy_state[slot] = was;  // not opened now, or the app ended first: as it was
-    }
-    p->prep_cv.notify_all();
-  });
+  if (p->lazy_state[slot] == LazySlot::Pending || p->lazy_state[slot] == LazySlot::Deferred)
+    start_lazy_build(p, slot, lock, /*once_open=*/true);
 }
 
 void set_lazy_slots(cl_program p, std::vector<bool> cached) {
